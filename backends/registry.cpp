@@ -1,0 +1,26 @@
+#include "backends/registry.h"
+
+#include <stdexcept>
+
+#include "backends/tinygrad/capture.h"
+#include "backends/tinygrad/protocol.h"
+
+namespace tl {
+
+namespace backends {
+
+const BackendSpec& spec(std::string_view name) {
+  if (name == "tinygrad") return tinygrad::backend_spec();
+  throw std::invalid_argument("unknown backend '" + std::string(name) + "' (known: tinygrad)");
+}
+
+std::vector<std::string> names() { return {"tinygrad"}; }
+
+}  // namespace backends
+
+Trace trace(const pybind11::object& fn, const pybind11::tuple& args, const TraceOptions& options) {
+  backends::spec(options.backend);  // unknown names refuse before anything runs
+  return tinygrad::capture(fn, args, options);
+}
+
+}  // namespace tl

@@ -1,0 +1,277 @@
+#include "backends/tinygrad/capture.h"
+
+#include <Python.h>
+
+#include <cstring>
+#include <map>
+#include <stdexcept>
+
+#include "backends/tinygrad/live_graph.h"
+#include "backends/tinygrad/tinygrad_api.h"
+#include "harness/python_runtime.h"
+
+namespace tl::tinygrad {
+namespace {
+
+// How the walk treats a UOp.
+enum class NodeClass { Meta, Input, Closure, Literal, View, Compute };
+
+class GraphWalker {
+ public:
+  GraphWalker(const TinygradApi& api, py::dict input_positions, py::set preexisting)
+      : api_(api), input_positions_(std::move(input_positions)), preexisting_(std::move(preexisting)) {
+    const py::object ops = api.Ops;
+    const_op_ = ops.attr("CONST");
+    buffer_op_ = ops.attr("BUFFER");
+    for (const char* name : {"RESHAPE", "EXPAND", "PAD", "SHRINK", "PERMUTE", "FLIP", "MULTI"}) {
+      view_ops_.add(ops.attr(name));
+    }
+    void_ = api.dtypes.attr("void");
+    weakint_ = api.dtypes.attr("weakint");
+  }
+
+  NodeClass classify(const py::handle& uop) const {
+    const py::object scalar = uop.attr("dtype").attr("scalar")();
+    if (scalar.equal(void_) || scalar.equal(weakint_)) return NodeClass::Meta;  // devices, shape args
+    if (input_positions_.contains(uop)) return NodeClass::Input;
+    const py::object op = uop.attr("op");
+    // A plain CONST is hash-consed with any equal constant, so it is a literal wherever it came from.
+    if (op.is(const_op_)) return has_unique_source(uop) && preexisting_.contains(uop) ? NodeClass::Closure : NodeClass::Literal;
+    if (preexisting_.contains(uop)) return NodeClass::Closure;
+    if (op.is(buffer_op_)) return NodeClass::Literal;  // a buffer made inside the forward from Python data
+    return view_ops_.contains(op) ? NodeClass::View : NodeClass::Compute;
+  }
+
+  // Post-order over the outputs' graphs, cutting at inputs and constants: parents before children.
+  void walk(const std::vector<py::object>& roots) {
+    struct Frame {
+      py::object uop;
+      bool expanded;
+    };
+    std::vector<Frame> stack;
+    for (auto it = roots.rbegin(); it != roots.rend(); ++it) stack.push_back({*it, false});
+    py::set expanded;
+    while (!stack.empty()) {
+      Frame frame = std::move(stack.back());
+      stack.pop_back();
+      if (index_of_.contains(frame.uop)) continue;
+      const NodeClass node_class = classify(frame.uop);
+      if (frame.expanded || node_class == NodeClass::Input || node_class == NodeClass::Closure ||
+          node_class == NodeClass::Literal) {
+        index_of_[frame.uop] = py::int_(nodes_.size());
+        nodes_.push_back(frame.uop);
+        classes_.push_back(node_class);
+        continue;
+      }
+      if (expanded.contains(frame.uop)) continue;  // already waiting lower on the stack
+      expanded.add(frame.uop);
+      stack.push_back({frame.uop, true});
+      const py::tuple sources = frame.uop.attr("src");
+      for (std::size_t i = sources.size(); i-- > 0;) {
+        if (classify(sources[i]) != NodeClass::Meta) stack.push_back({sources[i], false});
+      }
+    }
+  }
+
+  const std::vector<py::object>& nodes() const { return nodes_; }
+  NodeClass node_class(std::size_t i) const { return classes_[i]; }
+  std::size_t index_of(const py::handle& uop) const { return index_of_[uop].cast<std::size_t>(); }
+  bool contains(const py::handle& uop) const { return index_of_.contains(uop); }
+
+ private:
+  bool has_unique_source(const py::handle& uop) const {
+    for (py::handle source : uop.attr("src")) {
+      if (source.attr("op").attr("name").cast<std::string>() == "UNIQUE") return true;
+    }
+    return false;
+  }
+
+  const TinygradApi& api_;
+  py::dict input_positions_;
+  py::set preexisting_;
+  py::object const_op_, buffer_op_, void_, weakint_;
+  py::set view_ops_;
+  py::dict index_of_;
+  std::vector<py::object> nodes_;
+  std::vector<NodeClass> classes_;
+};
+
+bool op_is(const py::handle& uop, const py::object& op) { return py::object(uop.attr("op")).is(op); }
+
+std::string op_name(const py::handle& uop) { return uop.attr("op").attr("name").cast<std::string>(); }
+
+std::vector<std::int64_t> shape_of(const py::handle& uop) {
+  std::vector<std::int64_t> shape;
+  for (py::handle dim : uop.attr("shape")) shape.push_back(dim.cast<std::int64_t>());
+  return shape;
+}
+
+// The tinygrad method that made a node, without dunders ("__add__" -> "add"), and its call site.
+std::pair<std::string, std::string> provenance(const py::handle& uop) {
+  const py::object metadata = uop.attr("metadata");
+  if (metadata.is_none() || py::len(metadata) == 0) return {"", ""};
+  const py::object first = metadata[py::int_(0)];
+  std::string name = first.attr("name").cast<std::string>();
+  while (name.size() > 2 && name.starts_with("_")) name.erase(0, 1);
+  while (name.size() > 2 && name.ends_with("_")) name.pop_back();
+  return {name, first.attr("caller").cast<std::string>()};
+}
+
+std::vector<py::object> output_tensors(const TinygradApi& api, const py::object& result) {
+  std::vector<py::object> outputs;
+  if (api.is_tensor(result)) {
+    outputs.push_back(result);
+  } else if (py::isinstance<py::tuple>(result) || py::isinstance<py::list>(result)) {
+    for (py::handle item : result) {
+      if (api.is_tensor(item)) outputs.push_back(py::reinterpret_borrow<py::object>(item));
+    }
+  }
+  if (outputs.empty()) {
+    throw std::runtime_error("the forward returned no tinygrad Tensor (got " +
+                             py::str(py::type::of(result).attr("__name__")).cast<std::string>() + ")");
+  }
+  return outputs;
+}
+
+// Realizes every node in one evaluation and copies each value into C++. The user's tensors keep
+// their graphs; only the STOREs the evaluation ran (RNG counters) are applied to live tensors, so
+// they do not run a second time later.
+std::vector<Payload> evaluate_once(const TinygradApi& api, const std::vector<py::object>& nodes, CaptureStats& stats) {
+  py::list contiguous;
+  for (const py::object& node : nodes) contiguous.append(node.attr("contiguous")());
+  const py::object sink = api.UOp.attr("sink")(*contiguous);
+  const py::tuple called = api.transform_to_call(sink);
+  const py::dict buffer_map = called[1];
+  const py::tuple linear = api.create_linear_with_vars(called[0]);
+  const long long kernels_before = api.kernel_count();
+  api.realize_module.attr("run_linear")(linear[0], linear[1]);
+  stats.evaluations = 1;
+  stats.kernels = static_cast<int>(api.kernel_count() - kernels_before);
+
+  py::dict effects;
+  const py::object after_op = api.Ops.attr("AFTER");
+  for (auto [key, value] : buffer_map) {
+    if (op_is(key, after_op)) effects[key] = value;
+  }
+  if (py::len(effects) != 0) api.tensor_module.attr("_apply_map_to_tensors")(effects, "tl capture");
+
+  const py::object buffer_op = api.Ops.attr("BUFFER");
+  std::vector<Payload> payloads;
+  payloads.reserve(nodes.size());
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const py::object requested = contiguous[i];
+    // A node already backed by a realized contiguous buffer (an input, a closure) is read in place.
+    const py::object realized = buffer_map.contains(requested) ? buffer_map[requested] : requested;
+    const py::object base = realized.attr("base");
+    if (!op_is(base, buffer_op)) {
+      throw std::runtime_error("op " + std::to_string(i) + " (" + op_name(nodes[i]) + ") was not materialized");
+    }
+    Payload payload{payload_dtype(nodes[i].attr("dtype")), shape_of(nodes[i]), {}};
+    const py::object buffer = base.attr("buffer");
+    if (buffer.attr("size").cast<std::int64_t>() != payload.numel()) {
+      throw std::runtime_error("op " + std::to_string(i) + " (" + op_name(nodes[i]) + ") maps to a buffer of " +
+                               py::str(buffer.attr("size")).cast<std::string>() + " elements, not " +
+                               std::to_string(payload.numel()));
+    }
+    const py::buffer view = buffer.attr("as_memoryview")();
+    const py::buffer_info info = view.request();
+    const auto size = static_cast<std::size_t>(info.size * info.itemsize);
+    if (size != static_cast<std::size_t>(payload.numel()) * payload.dtype.itemsize) {
+      throw std::runtime_error("op " + std::to_string(i) + " payload has " + std::to_string(size) + " bytes");
+    }
+    payload.bytes.resize(size);
+    if (size != 0) std::memcpy(payload.bytes.data(), info.ptr, size);
+    payloads.push_back(std::move(payload));
+  }
+  return payloads;
+}
+
+}  // namespace
+
+Trace capture(const py::object& fn, const py::tuple& args, const TraceOptions& /*options*/) {
+  const RuntimeInfo& runtime = require_tinygrad();
+  Trace trace;
+  trace.backend = "tinygrad";
+  trace.framework_version = runtime.tinygrad_version;
+  trace.device = runtime.device;
+  with_python_errors([&] {
+    const TinygradApi api;
+    py::dict input_positions;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      if (api.is_tensor(args[i])) {
+        const py::object uop = args[i].attr("uop");
+        if (!input_positions.contains(uop)) input_positions[uop] = py::int_(i);
+      }
+    }
+    if (py::len(input_positions) == 0) throw std::runtime_error("no positional tinygrad Tensor among the arguments");
+
+    // Everything a live Tensor holds before the forward is an input or a closure constant.
+    py::set preexisting;
+    for (py::handle ref : api.tensor_module.attr("all_tensors")) {
+      const py::object tensor = ref();
+      if (!tensor.is_none()) preexisting.add(tensor.attr("uop"));
+    }
+
+    const py::object result = fn(*args);
+    std::vector<py::object> roots;
+    for (const py::object& output : output_tensors(api, result)) roots.push_back(output.attr("uop"));
+
+    GraphWalker walker(api, input_positions, preexisting);
+    walker.walk(roots);
+    const auto& nodes = walker.nodes();
+    std::vector<Payload> payloads = evaluate_once(api, nodes, trace.stats);
+
+    std::map<std::string, int> label_counts;
+    trace.ops.reserve(nodes.size());
+    trace.inputs.resize(args.size(), SIZE_MAX);
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const py::object& uop = nodes[i];
+      Op op;
+      op.index = i;
+      op.framework_op = op_name(uop);
+      op.dtype = payloads[i].dtype;
+      op.shape = payloads[i].shape;
+      std::tie(op.module, op.call_site) = provenance(uop);
+      std::string base;
+      switch (walker.node_class(i)) {
+        case NodeClass::Input: {
+          const auto position = input_positions[uop].cast<std::size_t>();
+          op.kind = OpKind::Input;
+          trace.inputs[position] = i;
+          base = "input" + std::to_string(position);
+          break;
+        }
+        case NodeClass::Closure:
+          op.kind = OpKind::Constant;
+          op.constant_kind = "closure";
+          base = "closure";
+          break;
+        case NodeClass::Literal:
+          op.kind = OpKind::Constant;
+          op.constant_kind = "literal";
+          base = "literal";
+          break;
+        default: {
+          op.kind = walker.node_class(i) == NodeClass::View ? OpKind::View : OpKind::Compute;
+          std::string lowered = op.framework_op;
+          for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+          base = op.module.empty() ? lowered : op.module + "." + lowered;
+          const py::tuple sources = uop.attr("src");
+          for (std::size_t position = 0; position < sources.size(); ++position) {
+            if (walker.contains(sources[position])) op.parents.push_back({walker.index_of(sources[position]), position});
+          }
+        }
+      }
+      op.label = base + ":" + std::to_string(label_counts[base]++);
+      op.out = std::move(payloads[i]);
+      trace.ops.push_back(std::move(op));
+    }
+    // An input the forward never read is not in the graph; keep only inputs that are ops.
+    std::erase(trace.inputs, SIZE_MAX);
+    for (const py::object& root : roots) trace.outputs.push_back(walker.index_of(root));
+    if (runtime.device == "PYTHON") trace.live = std::make_shared<TinygradLiveGraph>(nodes);
+  });
+  return trace;
+}
+
+}  // namespace tl::tinygrad

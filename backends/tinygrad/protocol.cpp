@@ -1,0 +1,134 @@
+#include "backends/tinygrad/protocol.h"
+
+#include <pybind11/eval.h>
+#include <pybind11/pybind11.h>
+
+#include <cstring>
+
+#include "backends/tinygrad/capture.h"
+#include "backends/tinygrad/row_fixture.h"
+#include "backends/tinygrad/tinygrad_api.h"
+#include "harness/python_runtime.h"
+
+namespace tl::tinygrad {
+namespace {
+
+namespace py = pybind11;
+
+// Probes the conformance cells use, kept outside the backend's own bookkeeping: a counter wrapped
+// around both doors to tinygrad's executor, and tinygrad's RNG state as text.
+constexpr const char* kProbes = R"PY(
+import tinygrad.engine.realize as _realize, tinygrad.tensor as _tensor
+from tinygrad import Tensor
+
+class _TlEvaluationProbe:
+    def __init__(self):
+        self.count = 0
+        self.originals = (_realize.run_linear, _tensor.run_linear)
+    def __enter__(self):
+        def counting(original):
+            def run_linear(*args, **kwargs):
+                self.count += 1
+                return original(*args, **kwargs)
+            return run_linear
+        _realize.run_linear = counting(self.originals[0])
+        _tensor.run_linear = counting(self.originals[1])
+        return self
+    def __exit__(self, *exc):
+        _realize.run_linear, _tensor.run_linear = self.originals
+
+def _tl_rng_state():
+    # Read after the outputs: realizing the counters first changes still-lazy random values.
+    parts = [f"seed={Tensor._seed}"]
+    for device in sorted(Tensor._device_seeds):
+        parts.append(f"{device}.seeds={Tensor._device_seeds[device].tolist()}")
+    for device in sorted(Tensor._device_rng_counters):
+        parts.append(f"{device}.counter={Tensor._device_rng_counters[device].tolist()}")
+    return ";".join(parts)
+)PY";
+
+py::dict probes() {
+  py::dict scope;
+  py::exec(kProbes, scope);
+  return scope;
+}
+
+Payload payload_of(const TinygradApi& api, const py::object& tensor) {
+  Payload payload{payload_dtype(tensor.attr("dtype")), {}, {}};
+  for (py::handle dim : tensor.attr("shape")) payload.shape.push_back(dim.cast<std::int64_t>());
+  const py::bytes bytes = py::module_::import("numpy").attr("ascontiguousarray")(tensor.attr("numpy")()).attr("tobytes")();
+  const std::string data = bytes;
+  payload.bytes.assign(data.begin(), data.end());
+  (void)api;
+  return payload;
+}
+
+class TinygradProtocol : public BackendProtocol {
+ public:
+  std::string name() const override { return "tinygrad"; }
+
+  RowCapture capture_row(const RosterRow& row) override {
+    RowCapture result;
+    require_tinygrad();
+    const RowFixture fixture = build_row(row);
+    py::dict scope;
+    py::object probe;
+    long long kernels_before = 0;
+    with_python_errors([&] {
+      scope = probes();
+      probe = scope["_TlEvaluationProbe"]();
+      kernels_before = TinygradApi().kernel_count();
+      probe.attr("__enter__")();
+    });
+    try {
+      result.trace = capture(fixture.forward, fixture.inputs, TraceOptions{});
+    } catch (...) {
+      with_python_errors([&] { probe.attr("__exit__")(py::none(), py::none(), py::none()); });
+      throw;
+    }
+    with_python_errors([&] {
+      probe.attr("__exit__")(py::none(), py::none(), py::none());
+      result.observed_evaluations = probe.attr("count").cast<int>();
+      result.observed_kernels = TinygradApi().kernel_count() - kernels_before;
+      result.rng_state = scope["_tl_rng_state"]().cast<std::string>();
+    });
+    return result;
+  }
+
+  EagerRun eager_row(const RosterRow& row) override {
+    EagerRun result;
+    require_tinygrad();
+    const RowFixture fixture = build_row(row);
+    with_python_errors([&] {
+      const TinygradApi api;
+      const py::object returned = fixture.forward(*fixture.inputs);
+      std::vector<py::object> outputs;
+      if (api.is_tensor(returned)) {
+        outputs.push_back(returned);
+      } else {
+        for (py::handle item : returned) {
+          if (api.is_tensor(item)) outputs.push_back(py::reinterpret_borrow<py::object>(item));
+        }
+      }
+      // All outputs in one realize, as one eager forward would; then read them, then the RNG.
+      py::tuple all(outputs.size());
+      for (std::size_t i = 0; i < outputs.size(); ++i) all[i] = outputs[i];
+      api.Tensor.attr("realize")(*all);
+      for (const py::object& output : outputs) result.outputs.push_back(payload_of(api, output));
+      result.rng_state = probes()["_tl_rng_state"]().cast<std::string>();
+    });
+    return result;
+  }
+};
+
+}  // namespace
+
+const BackendSpec& backend_spec() {
+  static const BackendSpec spec{
+      "tinygrad",        "tinygrad", ">=0.13.0,<0.14", "0.13.0",
+      "torchlens[tinygrad]", "preview", "lazy",        "DEV=PYTHON",
+      [] { return std::unique_ptr<BackendProtocol>(new TinygradProtocol()); }};
+  return spec;
+}
+
+}  // namespace tl::tinygrad

@@ -1,0 +1,96 @@
+#include "backends/tinygrad/row_fixture.h"
+
+#include <pybind11/eval.h>
+#include <pybind11/stl.h>
+
+#include "harness/python_runtime.h"
+
+namespace tl::tinygrad {
+namespace {
+
+// Kept as Python because it *is* Python: the forward is source text from the roster.
+constexpr const char* kBuilder = R"PY(
+import textwrap
+import numpy as np
+from tinygrad import Tensor, dtypes, nn
+
+def _tl_tensor(spec):
+    array = np.array(spec["values"], dtype=spec["dtype"]).reshape(spec["shape"])
+    if spec["source"] == "ndarray":
+        return Tensor(array)
+    return Tensor(array.tolist(), dtype=getattr(dtypes, spec["dtype"]))
+
+def _tl_build(row):
+    if row["seed"] is not None:
+        Tensor.manual_seed(row["seed"])
+    scope = {"Tensor": Tensor, "dtypes": dtypes, "nn": nn, "np": np}
+    for layer in row["layers"]:
+        scope[layer["name"]] = getattr(nn, layer["type"])(*layer["args"], **layer["kwargs"])
+    for spec in row["tensors"]:
+        scope[spec["name"]] = _tl_tensor(spec)
+    inputs = tuple(_tl_tensor(spec) for spec in row["inputs"])
+    source = row["forward"].strip()
+    try:
+        compile(source, "<forward>", "eval")
+        body = "return (" + source + ")"
+    except SyntaxError:
+        body = source
+    # Pad with newlines so a traceback's line numbers are the roster file's.
+    padding = "\n" * max(row["forward_line"] - 1, 0)
+    params = ", ".join(spec["name"] for spec in row["inputs"])
+    code = padding + f"def forward({params}):\n" + textwrap.indent(body, "    ") + "\n"
+    exec(compile(code, row["forward_file"], "exec"), scope)
+    return scope["forward"], inputs
+)PY";
+
+py::dict tensor_spec(const TensorSpec& spec) {
+  py::dict dict;
+  dict["name"] = spec.name;
+  dict["dtype"] = spec.dtype;
+  dict["shape"] = spec.shape;
+  dict["values"] = spec.values;
+  dict["source"] = spec.source;
+  return dict;
+}
+
+py::object from_json(const nlohmann::json& json) {
+  return py::module_::import("json").attr("loads")(json.dump());
+}
+
+}  // namespace
+
+RowFixture build_row(const RosterRow& row) {
+  require_tinygrad();
+  RowFixture fixture;
+  with_python_errors([&] {
+    py::dict scope;
+    py::exec(kBuilder, scope);
+    py::dict spec;
+    spec["seed"] = row.seed ? py::object(py::int_(*row.seed)) : py::object(py::none());
+    py::list layers;
+    for (const LayerSpec& layer : row.layers) {
+      py::dict entry;
+      entry["name"] = layer.name;
+      entry["type"] = layer.type;
+      entry["args"] = from_json(layer.args);
+      entry["kwargs"] = from_json(layer.kwargs);
+      layers.append(entry);
+    }
+    spec["layers"] = layers;
+    py::list tensors;
+    for (const TensorSpec& tensor : row.tensors) tensors.append(tensor_spec(tensor));
+    spec["tensors"] = tensors;
+    py::list inputs;
+    for (const TensorSpec& input : row.inputs) inputs.append(tensor_spec(input));
+    spec["inputs"] = inputs;
+    spec["forward"] = row.forward;
+    spec["forward_file"] = row.forward_where.file;
+    spec["forward_line"] = row.forward_where.line;
+    const py::tuple built = scope["_tl_build"](spec);
+    fixture.forward = built[0];
+    fixture.inputs = built[1];
+  });
+  return fixture;
+}
+
+}  // namespace tl::tinygrad

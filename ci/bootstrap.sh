@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs what the build and the pinned runs need, only where it is missing (idempotent):
+# the Debian -dev packages of DESIGN.md section 3, and a project-local venv holding the pinned
+# tinygrad from a committed requirements file.
+# Usage: ci/bootstrap.sh [VENV_DIR [REQUIREMENTS_FILE]]
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+venv=${1:-"$root/.venv"}
+requirements=${2:-"$root/ci/requirements-pinned.txt"}
+
+debian_packages=(cmake g++ libgtest-dev libbenchmark-dev pybind11-dev nlohmann-json3-dev libyaml-cpp-dev)
+missing=()
+for package in "${debian_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+  echo "bootstrap: installing Debian packages: ${missing[*]}"
+  sudo_cmd=(); [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# tinygrad 0.13 needs Python >= 3.11 with a shared libpython (the build embeds it).
+python=${TL_BASE_PYTHON:-python3}
+if ! "$python" -c 'import sys, sysconfig; sys.exit(not (sys.version_info >= (3, 11) and sysconfig.get_config_var("Py_ENABLE_SHARED")))'; then
+  echo "bootstrap: $python must be CPython >= 3.11 built with a shared libpython (set TL_BASE_PYTHON)" >&2
+  exit 2
+fi
+
+# The stamp holds the requirements' digest: a changed pin rebuilds the venv, an unchanged one is a no-op.
+stamp="$venv/.tl-requirements.sha256"
+want=$(sha256sum "$requirements" | cut -d' ' -f1)
+if [ -x "$venv/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
+  exit 0
+fi
+echo "bootstrap: creating venv $venv from $requirements"
+rm -rf "$venv"
+"$python" -m venv "$venv"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
+echo "$want" > "$stamp"

@@ -1,0 +1,34 @@
+// tlconform's command line: a command, then --flags (some repeatable, some with values).
+#pragma once
+
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tl::cli {
+
+// Bad arguments: main prints the message and the usage, and exits 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Args {
+  std::string command;
+  std::map<std::string, std::vector<std::string>> values;  // --name VALUE, in order given
+  std::set<std::string> switches;                           // --name
+
+  bool has(const std::string& name) const { return switches.contains(name); }
+  // The one value of --name; throws UsageError when it is missing and required.
+  std::string value(const std::string& name, const std::string& fallback = "") const;
+  std::string required(const std::string& name) const;
+  std::vector<std::string> all(const std::string& name) const;
+};
+
+// Parses argv against what `command` accepts: flags taking a value and plain switches.
+Args parse_args(int argc, const char* const* argv, const std::set<std::string>& valued,
+                const std::set<std::string>& switches);
+
+}  // namespace tl::cli

@@ -1,0 +1,27 @@
+// tlconform cell: run one cell in this process. CTest runs each cell this way; `run` spawns it.
+#include <iostream>
+
+#include "backends/registry.h"
+#include "cli/commands.h"
+#include "harness/conformance.h"
+
+namespace tl::cli {
+
+int cell_command(const Args& args) {
+  const std::vector<Roster> rosters = load_rosters(args);
+  const RosterRow& row = find_row(rosters, args.required("row"));
+  const auto protocol = backends::spec("tinygrad").protocol();
+  const CellResult result = run_row_cell(*protocol, row);
+  if (args.has("json")) {
+    std::cout << result.to_json().dump() << std::endl;
+  } else {
+    for (const Check& check : result.checks) std::cout << (check.passed ? "  ok    " : "  FAIL  ") << check.name << ": " << check.detail << "\n";
+    std::cout << row.where.str() << ": row " << row.id << " " << to_string(result.state);
+    if (result.state != CellState::Passed) std::cout << ": " << result.message;
+    std::cout << std::endl;
+  }
+  if (result.state == CellState::Passed) return kExitPassed;
+  return result.state == CellState::Skipped ? kExitSkipped : kExitFailed;
+}
+
+}  // namespace tl::cli

@@ -1,0 +1,40 @@
+// tlconform list: rows and their cells, from the roster files alone (no Python is started).
+#include <filesystem>
+#include <iostream>
+
+#include "cli/commands.h"
+
+namespace tl::cli {
+namespace {
+
+// A CMake bracket argument, safe for any text.
+std::string bracket(const std::string& text) { return "[==[" + text + "]==]"; }
+
+}  // namespace
+
+int list_command(const Args& args) {
+  const std::vector<Roster> rosters = load_rosters(args);
+  if (args.has("ctest")) {
+    // Read by tests/conformance/discover_cells.cmake at ctest time: one test per cell.
+    const std::string self = std::filesystem::canonical("/proc/self/exe").string();
+    for (const Roster& roster : rosters) {
+      const std::string file = std::filesystem::absolute(std::filesystem::path(TL_SOURCE_DIR) / roster.file).string();
+      for (const RosterRow& row : roster.rows) {
+        const std::string name = "conformance." + row.id;
+        std::cout << "add_test(" << bracket(name) << " " << bracket(self) << " cell --roster " << bracket(file) << " --row "
+                  << bracket(row.id) << ")\n"
+                  << "set_tests_properties(" << bracket(name) << " PROPERTIES LABELS " << bracket(std::string("conformance;") + to_string(row.family))
+                  << " SKIP_RETURN_CODE " << kExitSkipped << " TIMEOUT 600 WORKING_DIRECTORY " << bracket(TL_SOURCE_DIR) << ")\n";
+      }
+    }
+    return kExitPassed;
+  }
+  for (const Roster& roster : rosters) {
+    for (const RosterRow& row : roster.rows) {
+      std::cout << row.id << "\t" << to_string(row.family) << "\t" << row.where.str() << "\n";
+    }
+  }
+  return kExitPassed;
+}
+
+}  // namespace tl::cli

@@ -1,0 +1,27 @@
+// tlconform's commands. Each returns the process exit code.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/args.h"
+#include "harness/roster.h"
+
+namespace tl::cli {
+
+// Exit codes: CTest reads kExitSkipped as SKIP_RETURN_CODE.
+constexpr int kExitPassed = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitSkipped = 77;
+
+// The roster files named by --roster, or every *.yaml under rosters/tinygrad.
+std::vector<Roster> load_rosters(const Args& args);
+const RosterRow& find_row(const std::vector<Roster>& rosters, const std::string& id);
+
+int list_command(const Args& args);
+int trace_command(const Args& args);
+int cell_command(const Args& args);
+int run_command(const Args& args);
+
+}  // namespace tl::cli

@@ -1,0 +1,59 @@
+// tlconform: the conformance harness's command line.
+#include <exception>
+#include <iostream>
+#include <map>
+
+#include "cli/commands.h"
+#include "harness/errors.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: tlconform COMMAND [options]
+commands:
+  list [--roster FILE ...] [--ctest]          rows and cells (no Python is started)
+  trace --row ID [--roster FILE ...] [--json]  capture one row and print its ops
+  cell --row ID [--roster FILE ...] [--json]   run one row's cell in this process
+  run [--roster FILE ...] [--row ID ...] [--out FILE] [--timeout SECONDS] [--json]
+                                              run cells, each in its own process; print a
+                                              summary; write a scorecard (default build/scorecard.json)
+)";
+
+struct Command {
+  int (*run)(const tl::cli::Args&);
+  std::set<std::string> valued;
+  std::set<std::string> switches;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace tl::cli;
+  const std::map<std::string, Command> commands{
+      {"list", {list_command, {"roster"}, {"ctest"}}},
+      {"trace", {trace_command, {"roster", "row"}, {"json"}}},
+      {"cell", {cell_command, {"roster", "row"}, {"json"}}},
+      {"run", {run_command, {"roster", "row", "out", "timeout"}, {"json"}}},
+  };
+  try {
+    if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "help") {
+      std::cout << kUsage;
+      return argc < 2 ? kExitUsage : kExitPassed;
+    }
+    const auto found = commands.find(argv[1]);
+    if (found == commands.end()) throw UsageError(std::string("unknown command '") + argv[1] + "'");
+    const Args args = parse_args(argc, argv, found->second.valued, found->second.switches);
+    return found->second.run(args);
+  } catch (const UsageError& error) {
+    std::cerr << "tlconform: " << error.what() << "\n" << kUsage;
+    return kExitUsage;
+  } catch (const tl::RosterError& error) {
+    std::cerr << "tlconform: roster error: " << error.what() << "\n";
+    return kExitUsage;
+  } catch (const tl::PythonError& error) {
+    std::cerr << "tlconform: " << error.what() << "\n" << error.traceback();
+    return kExitFailed;
+  } catch (const std::exception& error) {
+    std::cerr << "tlconform: " << error.what() << "\n";
+    return kExitFailed;
+  }
+}

@@ -1,0 +1,37 @@
+// The surface the conformance suite drives. A backend implements it; the harness never names one.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/payload.h"
+#include "harness/roster.h"
+#include "harness/trace.h"
+
+namespace tl {
+
+// A row captured by the backend, with probes taken independently of the trace's own account.
+struct RowCapture {
+  Trace trace;
+  int observed_evaluations = 0;     // framework evaluations seen by a probe around the capture
+  long long observed_kernels = 0;   // kernels the framework reports executed during the capture
+  std::string rng_state;            // the framework's RNG state after the capture, as text
+};
+
+// The same row run eagerly from scratch: outputs read first, then the RNG state.
+struct EagerRun {
+  std::vector<Payload> outputs;
+  std::string rng_state;
+};
+
+class BackendProtocol {
+ public:
+  virtual ~BackendProtocol() = default;
+  virtual std::string name() const = 0;
+  // Builds the row's tensors and layers afresh (seeding first) and traces its forward.
+  virtual RowCapture capture_row(const RosterRow& row) = 0;
+  // Builds the row afresh and runs its forward eagerly.
+  virtual EagerRun eager_row(const RosterRow& row) = 0;
+};
+
+}  // namespace tl

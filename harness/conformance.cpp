@@ -1,0 +1,166 @@
+#include "harness/conformance.h"
+
+#include <map>
+
+#include "harness/errors.h"
+
+namespace tl {
+namespace {
+
+constexpr CellState kAllStates[] = {CellState::Passed,  CellState::Failed,   CellState::Refused,     CellState::Skipped,
+                                    CellState::Crashed, CellState::TimedOut, CellState::HarnessError};
+
+Check check_structure(const Trace& trace) {
+  // No silent holes: parents come first, and only inputs and constants stand without parents.
+  for (const Op& op : trace.ops) {
+    for (const ParentRef& parent : op.parents) {
+      if (parent.op >= op.index) return {"structure", false, op.label + " has parent " + std::to_string(parent.op) + " that does not precede it"};
+    }
+    const bool leaf = op.kind == OpKind::Input || op.kind == OpKind::Constant;
+    if (leaf != op.parents.empty()) return {"structure", false, op.label + (leaf ? " is a leaf with parents" : " has no parent edge")};
+    if (!op.out) return {"structure", false, op.label + " has no payload"};
+  }
+  if (trace.outputs.empty()) return {"structure", false, "the trace has no output op"};
+  return {"structure", true, std::to_string(trace.size()) + " ops, parents before children, every op has a payload"};
+}
+
+Check check_one_evaluation(const RowCapture& capture) {
+  const CaptureStats& stats = capture.trace.stats;
+  const bool ok = capture.observed_evaluations == 1 && stats.evaluations == 1 && capture.observed_kernels == stats.kernels;
+  return {"one_evaluation", ok,
+          "probe saw " + std::to_string(capture.observed_evaluations) + " evaluation(s) and " +
+              std::to_string(capture.observed_kernels) + " kernel(s); the trace reports " + std::to_string(stats.evaluations) +
+              " evaluation(s) of " + std::to_string(stats.kernels) + " kernel(s)"};
+}
+
+Check check_outputs_equal_eager(const Trace& trace, const EagerRun& eager) {
+  if (trace.outputs.size() != eager.outputs.size()) {
+    return {"outputs_equal_eager", false,
+            std::to_string(trace.outputs.size()) + " output ops, eager returned " + std::to_string(eager.outputs.size())};
+  }
+  for (std::size_t i = 0; i < eager.outputs.size(); ++i) {
+    const Op& op = trace.ops[trace.outputs[i]];
+    const Comparison comparison = compare(eager.outputs[i], *op.out);
+    if (!comparison.equal) return {"outputs_equal_eager", false, "output " + std::to_string(i) + " (" + op.label + "): " + comparison.message};
+  }
+  return {"outputs_equal_eager", true, std::to_string(eager.outputs.size()) + " output(s) equal one eager forward"};
+}
+
+Check check_expected_output(const RosterRow& row, const Trace& trace) {
+  const TensorSpec& spec = *row.expect.output;
+  const Payload& actual = *trace.ops[trace.outputs.at(0)].out;
+  const Payload expected = Payload::from_doubles(actual.dtype, spec.shape, spec.values);
+  const Comparison comparison = compare(expected, actual, Tolerance{0, row.expect.output_atol, 0.0});
+  return {"expected_output", comparison.equal,
+          comparison.equal ? "first output equals the roster's values" : spec.where.str() + ": " + comparison.message};
+}
+
+Check check_constant_kinds(const RosterRow& row, const Trace& trace) {
+  std::map<std::string, int> seen;
+  for (const Op& op : trace.ops) {
+    if (op.constant_kind) ++seen[*op.constant_kind];
+  }
+  auto describe = [](const std::map<std::string, int>& counts) {
+    std::string text;
+    for (const auto& [kind, count] : counts) {
+      if (count != 0) text += (text.empty() ? "" : ", ") + kind + "=" + std::to_string(count);
+    }
+    return text.empty() ? std::string("none") : text;
+  };
+  std::map<std::string, int> want = *row.expect.constant_kinds;
+  std::erase_if(want, [](const auto& entry) { return entry.second == 0; });
+  const bool ok = seen == want;
+  return {"constant_kinds", ok, "constants " + describe(seen) + (ok ? "" : ", expected " + describe(want) + " (" + row.expect.where.str() + ")")};
+}
+
+}  // namespace
+
+const char* to_string(CellState state) {
+  switch (state) {
+    case CellState::Passed: return "passed";
+    case CellState::Failed: return "failed";
+    case CellState::Refused: return "refused";
+    case CellState::Skipped: return "skipped";
+    case CellState::Crashed: return "crashed";
+    case CellState::TimedOut: return "timed_out";
+    case CellState::HarnessError: return "harness_error";
+  }
+  return "?";
+}
+
+std::optional<CellState> cell_state_from_string(const std::string& name) {
+  for (CellState state : kAllStates) {
+    if (name == to_string(state)) return state;
+  }
+  return std::nullopt;
+}
+
+nlohmann::json CellResult::to_json() const {
+  nlohmann::json json{{"id", id}, {"family", family}, {"roster", roster.str()}, {"state", to_string(state)}};
+  if (!message.empty()) json["message"] = message;
+  if (!refusal_code.empty()) json["refusal_code"] = refusal_code;
+  if (ops) json["ops"] = *ops;
+  if (!checks.empty()) {
+    json["checks"] = nlohmann::json::array();
+    for (const Check& check : checks) json["checks"].push_back({{"name", check.name}, {"passed", check.passed}, {"detail", check.detail}});
+  }
+  return json;
+}
+
+CellResult CellResult::from_json(const nlohmann::json& json) {
+  CellResult result;
+  result.id = json.at("id").get<std::string>();
+  result.family = json.at("family").get<std::string>();
+  const auto roster = json.at("roster").get<std::string>();
+  const auto colon = roster.rfind(':');
+  result.roster = {roster.substr(0, colon), colon == std::string::npos ? 0 : std::stoi(roster.substr(colon + 1))};
+  const auto state = cell_state_from_string(json.at("state").get<std::string>());
+  if (!state) throw std::runtime_error("unknown cell state " + json.at("state").dump());
+  result.state = *state;
+  result.message = json.value("message", "");
+  result.refusal_code = json.value("refusal_code", "");
+  if (json.contains("ops")) result.ops = json["ops"].get<std::size_t>();
+  for (const auto& check : json.value("checks", nlohmann::json::array())) {
+    result.checks.push_back({check.at("name"), check.at("passed"), check.value("detail", "")});
+  }
+  return result;
+}
+
+CellResult run_row_cell(BackendProtocol& backend, const RosterRow& row) {
+  CellResult result;
+  result.id = row.id;
+  result.family = to_string(row.family);
+  result.roster = row.where;
+  try {
+    const RowCapture capture = backend.capture_row(row);
+    const Trace& trace = capture.trace;
+    result.ops = trace.size();
+    result.checks.push_back({"capture", true, std::to_string(trace.size()) + " ops recorded"});
+    result.checks.push_back(check_structure(trace));
+    result.checks.push_back(check_one_evaluation(capture));
+    const EagerRun eager = backend.eager_row(row);
+    result.checks.push_back(check_outputs_equal_eager(trace, eager));
+    result.checks.push_back({"rng_state_equal_eager", capture.rng_state == eager.rng_state,
+                             capture.rng_state == eager.rng_state ? "RNG state after the capture equals one eager forward"
+                                                                  : "after capture: " + capture.rng_state + "; after eager: " + eager.rng_state});
+    if (row.expect.output) result.checks.push_back(check_expected_output(row, trace));
+    if (row.expect.constant_kinds) result.checks.push_back(check_constant_kinds(row, trace));
+  } catch (const PythonError& error) {
+    result.checks.push_back({"capture", false, error.what()});
+    result.message = std::string(error.what()) + "\n" + error.traceback();
+  } catch (const std::exception& error) {
+    result.checks.push_back({"capture", false, error.what()});
+    result.message = error.what();
+  }
+  result.state = CellState::Passed;
+  for (const Check& check : result.checks) {
+    if (!check.passed) {
+      result.state = CellState::Failed;
+      if (result.message.empty()) result.message = check.name + ": " + check.detail;
+      break;
+    }
+  }
+  return result;
+}
+
+}  // namespace tl

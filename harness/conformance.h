@@ -1,0 +1,45 @@
+// Conformance cells: one roster row (or capability, or refusal) checked against a live backend.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/backend_protocol.h"
+#include "harness/roster.h"
+
+namespace tl {
+
+// The closed set of results a cell can have (in the spirit of Khronos CTS).
+enum class CellState { Passed, Failed, Refused, Skipped, Crashed, TimedOut, HarnessError };
+const char* to_string(CellState state);
+std::optional<CellState> cell_state_from_string(const std::string& name);
+
+struct Check {
+  std::string name;
+  bool passed = false;
+  std::string detail;
+};
+
+struct CellResult {
+  std::string id;
+  std::string family;
+  SourceLocation roster;
+  CellState state = CellState::HarnessError;
+  std::string message;     // why, when not passed
+  std::string refusal_code;  // for state Refused
+  std::vector<Check> checks;
+  std::optional<std::size_t> ops;  // ops recorded, for rows that captured
+
+  nlohmann::json to_json() const;
+  static CellResult from_json(const nlohmann::json& json);
+};
+
+// Runs every check that applies to a row: capture, structure, one evaluation, outputs and RNG
+// state equal to one eager forward, expected output values, constant kinds.
+CellResult run_row_cell(BackendProtocol& backend, const RosterRow& row);
+
+}  // namespace tl

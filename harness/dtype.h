@@ -1,0 +1,26 @@
+// Element types of payloads, named as numpy names them. The set is closed: a tinygrad dtype that
+// maps to none of these cannot be carried in a payload.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tl {
+
+enum class DTypeKind { Bool, SignedInt, UnsignedInt, Float };
+
+struct DType {
+  std::string name;  // "float32", "int32", "bool", ...
+  std::size_t itemsize = 0;
+  DTypeKind kind = DTypeKind::Float;
+
+  bool is_float() const { return kind == DTypeKind::Float; }
+  bool operator==(const DType&) const = default;
+};
+
+// The dtype called `name` ("float32", "uint8", "bfloat16", ...), or nullopt.
+std::optional<DType> dtype_from_name(std::string_view name);
+
+}  // namespace tl

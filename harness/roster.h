@@ -1,0 +1,91 @@
+// Roster rows as data: what a row builds, runs and expects. Loading needs no Python.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tl {
+
+// Where something was written: a roster file (relative to the source tree when inside it) and line.
+struct SourceLocation {
+  std::string file;
+  int line = 0;  // 1-based
+  std::string str() const { return file + ":" + std::to_string(line); }
+};
+
+// A malformed roster: the message cites file:line and says what to write instead.
+class RosterError : public std::runtime_error {
+ public:
+  RosterError(SourceLocation where, const std::string& message)
+      : std::runtime_error(where.str() + ": " + message), where_(std::move(where)) {}
+  const SourceLocation& where() const { return where_; }
+
+ private:
+  SourceLocation where_;
+};
+
+enum class Family { ConfigBuilt, RandomInit, Ecosystem };
+const char* to_string(Family family);
+std::optional<Family> family_from_string(const std::string& name);
+
+// A tensor built from fixed values before the forward runs.
+struct TensorSpec {
+  std::string name;
+  std::string dtype = "float32";
+  std::vector<std::int64_t> shape;
+  std::vector<double> values;  // row-major, shape's element count
+  // "list": Tensor(list), a buffer tinygrad holds realized; "ndarray": Tensor(numpy array), realized
+  // only when first evaluated (in a trace: in the capture's single evaluation).
+  std::string source = "list";
+  SourceLocation where;
+};
+
+// A default-init tinygrad.nn layer, built after seeding tinygrad's RNG.
+struct LayerSpec {
+  std::string name;
+  std::string type;  // a class of tinygrad.nn: Linear, Conv2d, LayerNorm, ...
+  nlohmann::json args = nlohmann::json::array();
+  nlohmann::json kwargs = nlohmann::json::object();
+  SourceLocation where;
+};
+
+struct Expectations {
+  std::optional<TensorSpec> output;  // the first output's values, compared with output_atol
+  double output_atol = 1e-5;
+  // Exact count of each constant kind among the ops; kinds not listed must not appear.
+  std::optional<std::map<std::string, int>> constant_kinds;
+  SourceLocation where;
+};
+
+struct RosterRow {
+  std::string id;
+  Family family = Family::ConfigBuilt;
+  std::string description;
+  std::optional<std::uint64_t> seed;  // tinygrad's Tensor.manual_seed before anything is built
+  std::vector<TensorSpec> inputs;     // positional arguments of the forward, in order
+  std::vector<TensorSpec> tensors;    // closure tensors the forward reads
+  std::vector<LayerSpec> layers;
+  std::string forward;                // a Python expression, or a function body with `return`
+  SourceLocation forward_where;
+  Expectations expect;
+  SourceLocation where;               // the row's `id:` line
+};
+
+struct Roster {
+  std::string file;
+  std::vector<RosterRow> rows;
+};
+
+// Loads and checks one roster file; throws RosterError citing file:line.
+Roster load_roster(const std::string& path);
+
+// The path as rosters and scorecards show it: relative to the source tree when inside it.
+std::string display_path(const std::string& path);
+
+}  // namespace tl

@@ -1,0 +1,183 @@
+// Capture invariants on the real pinned tinygrad: one evaluation, outputs equal eager, constant
+// kinds, inputs untouched, and the user's graph still differentiable after a trace.
+#include <gtest/gtest.h>
+
+#include "backends/registry.h"
+#include "harness/errors.h"
+#include "python_scope.h"
+
+namespace tl {
+namespace {
+
+namespace py = pybind11;
+using testing::python_scope;
+
+constexpr const char* kTutorial = R"PY(
+from tinygrad import Tensor
+from tinygrad.helpers import GlobalCounters
+import tinygrad.engine.realize as realize_module, tinygrad.tensor as tensor_module
+weight = Tensor([[0.1, -0.2, 0.3], [0.4, 0.5, -0.6], [-0.7, 0.8, 0.9], [1.0, -1.1, 1.2]])
+bias = Tensor([0.0, 0.1, -0.1])
+def mlp(x):
+    return (x.matmul(weight) + bias).relu()
+x = Tensor([[-1.0, -0.5, 0.25, 1.0], [0.5, 1.5, -2.0, 0.75]])
+x_uop_before = x.uop
+x_bytes_before = bytes(x.uop.base.buffer.as_memoryview())
+calls = {"run_linear": 0}
+def count(original):
+    def wrapper(*args, **kwargs):
+        calls["run_linear"] += 1
+        return original(*args, **kwargs)
+    return wrapper
+)PY";
+
+std::vector<double> values(const Op& op) { return op.out->to_doubles(); }
+
+TEST(Capture, TutorialMlpMatchesTheSpec) {
+  py::dict scope = python_scope(kTutorial);
+  const Trace trace = tl::trace(scope["mlp"], py::make_tuple(scope["x"]));
+  ASSERT_EQ(trace.output_ops().size(), 1u);
+  const std::vector<double> expected{0.525, 0.0, 1.325, 2.8, 0.0, 0.0};
+  const std::vector<double> got = values(*trace.output_ops()[0]);
+  ASSERT_EQ(got.size(), expected.size());
+  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], 1e-6) << i;
+  EXPECT_EQ(trace.output_ops()[0]->shape, (std::vector<std::int64_t>{2, 3}));
+  EXPECT_EQ(trace.backend, "tinygrad");
+  EXPECT_EQ(trace.framework_version, "0.13.0");
+  EXPECT_EQ(trace.device, "PYTHON");
+  EXPECT_TRUE(trace.has_live_payloads());
+  EXPECT_EQ(trace.size(), trace.ops.size());
+  EXPECT_GT(trace.size(), 10u);  // matmul decomposes into views, a mul and a reduce
+}
+
+TEST(Capture, OutputEqualsEagerForward) {
+  py::dict scope = python_scope(kTutorial);
+  const Trace trace = tl::trace(scope["mlp"], py::make_tuple(scope["x"]));
+  const py::list eager = py::eval("mlp(x).flatten().tolist()", scope);
+  const std::vector<double> got = values(*trace.output_ops()[0]);
+  ASSERT_EQ(got.size(), eager.size());
+  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_FLOAT_EQ(got[i], eager[i].cast<double>()) << i;
+}
+
+TEST(Capture, RunsExactlyOneEvaluation) {
+  py::dict scope = python_scope(kTutorial);
+  // Count every door into tinygrad's executor, and the kernels it ran.
+  py::exec(R"PY(
+realize_module.run_linear = count(realize_module.run_linear)
+tensor_module.run_linear = count(tensor_module.run_linear)
+GlobalCounters.reset()
+)PY", scope);
+  const Trace trace = tl::trace(scope["mlp"], py::make_tuple(scope["x"]));
+  const int runs = py::eval("calls['run_linear']", scope).cast<int>();
+  const int kernels = py::eval("GlobalCounters.kernel_count", scope).cast<int>();
+  py::exec("realize_module.run_linear = realize_module.run_linear.__closure__[0].cell_contents\n"
+           "tensor_module.run_linear = tensor_module.run_linear.__closure__[0].cell_contents", scope);
+  EXPECT_EQ(runs, 1);
+  EXPECT_EQ(trace.stats.evaluations, 1);
+  EXPECT_EQ(trace.stats.kernels, kernels);
+  EXPECT_GT(kernels, 0);
+  // Every op's payload is there after that one evaluation.
+  for (const Op& op : trace.ops) EXPECT_TRUE(op.out.has_value()) << op.label;
+}
+
+TEST(Capture, RecordsKindsParentsAndConstants) {
+  py::dict scope = python_scope(kTutorial);
+  const Trace trace = tl::trace(scope["mlp"], py::make_tuple(scope["x"]));
+  ASSERT_EQ(trace.input_ops().size(), 1u);
+  EXPECT_EQ(trace.input_ops()[0]->kind, OpKind::Input);
+  EXPECT_EQ(values(*trace.input_ops()[0]), (std::vector<double>{-1.0, -0.5, 0.25, 1.0, 0.5, 1.5, -2.0, 0.75}));
+  int closures = 0;
+  int literals = 0;
+  for (const Op& op : trace.ops) {
+    if (op.constant_kind == "closure") {
+      ++closures;
+      EXPECT_TRUE(op.parents.empty()) << op.label;
+    }
+    if (op.constant_kind == "literal") ++literals;
+    if (op.kind == OpKind::Compute || op.kind == OpKind::View) {
+      EXPECT_FALSE(op.parents.empty()) << op.label;
+    }
+    for (const ParentRef& parent : op.parents) EXPECT_LT(parent.op, op.index) << op.label;
+  }
+  EXPECT_EQ(closures, 2);  // weight and bias
+  EXPECT_EQ(literals, 1);  // relu's zero
+  const Op& out = *trace.output_ops()[0];
+  EXPECT_EQ(out.framework_op, "WHERE");  // relu is CMPLT + WHERE in tinygrad 0.13
+  EXPECT_EQ(out.module, "relu");
+  EXPECT_EQ(out.label, "relu.where:0");
+}
+
+TEST(Capture, LeavesInputsUntouched) {
+  py::dict scope = python_scope(kTutorial);
+  tl::trace(scope["mlp"], py::make_tuple(scope["x"]));
+  EXPECT_TRUE(py::eval("x.uop is x_uop_before", scope).cast<bool>());
+  EXPECT_TRUE(py::eval("bytes(x.uop.base.buffer.as_memoryview()) == x_bytes_before", scope).cast<bool>());
+}
+
+TEST(Capture, UserGraphStaysDifferentiable) {
+  py::dict scope = python_scope(R"PY(
+from tinygrad import Tensor
+w = Tensor([[0.5, -1.0], [2.0, 0.25]])
+def f(x):
+    return (x.matmul(w) * x.sum()).exp().sum()
+x = Tensor([[1.0, 2.0], [0.5, -1.0]])
+reference_x, reference_w = [g.tolist() for g in f(x).gradient(x, w)]
+out = f(x)
+)PY");
+  // Trace a forward that shares the lazy graph `out` was built from; then differentiate `out`.
+  tl::trace(py::eval("lambda x: out", scope), py::make_tuple(scope["x"]));
+  py::exec("grad_x, grad_w = [g.tolist() for g in out.gradient(x, w)]", scope);
+  EXPECT_TRUE(py::eval("grad_x == reference_x and grad_w == reference_w", scope).cast<bool>());
+}
+
+TEST(Capture, NdarrayClosureIsRealizedInTheCapture) {
+  py::dict scope = python_scope(R"PY(
+import numpy as np
+from tinygrad import Tensor
+table = Tensor(np.array([1.0, 2.0, 3.0], dtype=np.float32))
+lazy = table.uop.base.op.name != "BUFFER"
+def f(x):
+    return x * table + Tensor.ones(3) * 2
+x = Tensor([1.0, -1.0, 0.5])
+)PY");
+  ASSERT_TRUE(scope["lazy"].cast<bool>()) << "Tensor(ndarray) is expected to be lazy on tinygrad 0.13";
+  const Trace trace = tl::trace(scope["f"], py::make_tuple(scope["x"]));
+  bool found = false;
+  for (const Op& op : trace.ops) {
+    if (op.constant_kind == "closure") {
+      EXPECT_EQ(values(op), (std::vector<double>{1, 2, 3}));
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(values(*trace.output_ops()[0]), (std::vector<double>{3, 0, 3.5}));
+  EXPECT_EQ(trace.stats.evaluations, 1);
+}
+
+TEST(Capture, SeveralOutputs) {
+  py::dict scope = python_scope(R"PY(
+from tinygrad import Tensor
+def f(x):
+    return x + 1, (x * 2).sum()
+x = Tensor([1.0, 2.0])
+)PY");
+  const Trace trace = tl::trace(scope["f"], py::make_tuple(scope["x"]));
+  ASSERT_EQ(trace.output_ops().size(), 2u);
+  EXPECT_EQ(values(*trace.output_ops()[0]), (std::vector<double>{2, 3}));
+  EXPECT_EQ(values(*trace.output_ops()[1]), (std::vector<double>{6}));
+}
+
+TEST(Capture, PythonErrorsKeepTheirTraceback) {
+  py::dict scope = python_scope("from tinygrad import Tensor\ndef broken(x):\n    raise ValueError('boom')\nx = Tensor([1.0])\n");
+  try {
+    tl::trace(scope["broken"], py::make_tuple(scope["x"]));
+    FAIL() << "no error";
+  } catch (const PythonError& error) {
+    EXPECT_EQ(error.type(), "ValueError");
+    EXPECT_NE(error.traceback().find("in broken"), std::string::npos) << error.traceback();
+    EXPECT_NE(error.traceback().find("ValueError: boom"), std::string::npos) << error.traceback();
+  }
+}
+
+}  // namespace
+}  // namespace tl
