@@ -13,7 +13,7 @@
 namespace tl {
 
 namespace backends {
-// The spec of backend `name`; throws std::invalid_argument for an unknown name.
+// The spec of backend `name`; an unknown name throws BackendUnsupportedError(backend_unknown).
 const BackendSpec& spec(std::string_view name);
 std::vector<std::string> names();
 }  // namespace backends

@@ -11,7 +11,7 @@ int cell_command(const Args& args) {
   const std::vector<Roster> rosters = load_rosters(args);
   const RosterRow& row = find_row(rosters, args.required("row"));
   const auto protocol = backends::spec("tinygrad").protocol();
-  const CellResult result = run_row_cell(*protocol, row);
+  const CellResult result = run_cell(*protocol, row);
   if (args.has("json")) {
     std::cout << result.to_json().dump() << std::endl;
   } else {

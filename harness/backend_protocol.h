@@ -24,6 +24,17 @@ struct EagerRun {
   std::string rng_state;
 };
 
+// A request that should be refused, and what the framework's state looked like around it.
+struct RefusalAttempt {
+  bool refused = false;
+  std::string code;     // the refusal code raised, when refused
+  std::string message;  // the refusal's message, or the error/success that happened instead
+  // State probes: each passes when the state after equals the state before (no kernel ran, inputs'
+  // bytes and graph identity, RNG seed and counters, every patchable framework attribute, GC).
+  std::vector<std::pair<std::string, std::string>> changed;  // probe name -> what changed
+  std::vector<std::string> probes;                           // names of every probe taken
+};
+
 class BackendProtocol {
  public:
   virtual ~BackendProtocol() = default;
@@ -32,6 +43,8 @@ class BackendProtocol {
   virtual RowCapture capture_row(const RosterRow& row) = 0;
   // Builds the row afresh and runs its forward eagerly.
   virtual EagerRun eager_row(const RosterRow& row) = 0;
+  // Builds the row afresh and traces it with the row's options, expecting a refusal.
+  virtual RefusalAttempt refuse_row(const RosterRow& row) = 0;
 };
 
 }  // namespace tl

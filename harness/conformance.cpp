@@ -1,8 +1,10 @@
 #include "harness/conformance.h"
 
+#include <algorithm>
 #include <map>
 
 #include "harness/errors.h"
+#include "harness/refusal.h"
 
 namespace tl {
 namespace {
@@ -60,17 +62,13 @@ Check check_constant_kinds(const RosterRow& row, const Trace& trace) {
   for (const Op& op : trace.ops) {
     if (op.constant_kind) ++seen[*op.constant_kind];
   }
-  auto describe = [](const std::map<std::string, int>& counts) {
-    std::string text;
-    for (const auto& [kind, count] : counts) {
-      if (count != 0) text += (text.empty() ? "" : ", ") + kind + "=" + std::to_string(count);
-    }
-    return text.empty() ? std::string("none") : text;
-  };
-  std::map<std::string, int> want = *row.expect.constant_kinds;
-  std::erase_if(want, [](const auto& entry) { return entry.second == 0; });
-  const bool ok = seen == want;
-  return {"constant_kinds", ok, "constants " + describe(seen) + (ok ? "" : ", expected " + describe(want) + " (" + row.expect.where.str() + ")")};
+  std::string detail;
+  bool ok = true;
+  for (const auto& [kind, want] : *row.expect.constant_kinds) {
+    ok = ok && seen[kind] == want;
+    detail += (detail.empty() ? "" : ", ") + kind + "=" + std::to_string(seen[kind]) + (seen[kind] == want ? "" : " (expected " + std::to_string(want) + ")");
+  }
+  return {"constant_kinds", ok, "constants " + detail + (ok ? "" : " at " + row.expect.where.str())};
 }
 
 }  // namespace
@@ -126,6 +124,58 @@ CellResult CellResult::from_json(const nlohmann::json& json) {
   return result;
 }
 
+namespace {
+
+CellResult started(const RosterRow& row) {
+  CellResult result;
+  result.id = row.id;
+  result.family = to_string(row.family);
+  result.roster = row.where;
+  return result;
+}
+
+// Passed when every check passed; otherwise failed, with the first failing check as the message.
+void settle(CellResult& result) {
+  result.state = CellState::Passed;
+  for (const Check& check : result.checks) {
+    if (!check.passed) {
+      result.state = CellState::Failed;
+      if (result.message.empty()) result.message = check.name + ": " + check.detail;
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+CellResult run_cell(BackendProtocol& backend, const RosterRow& row) {
+  return row.family == Family::Refusal ? run_refusal_cell(backend, row) : run_row_cell(backend, row);
+}
+
+CellResult run_refusal_cell(BackendProtocol& backend, const RosterRow& row) {
+  CellResult result = started(row);
+  try {
+    const RefusalAttempt attempt = backend.refuse_row(row);
+    const bool right_code = attempt.refused && attempt.code == row.expect.refusal;
+    result.checks.push_back({"refusal_code", right_code,
+                             attempt.refused ? "refused with " + attempt.code + (right_code ? "" : ", expected " + row.expect.refusal) + ": " + attempt.message
+                                             : attempt.message});
+    for (const std::string& probe : attempt.probes) {
+      const auto changed = std::find_if(attempt.changed.begin(), attempt.changed.end(), [&](const auto& entry) { return entry.first == probe; });
+      result.checks.push_back({probe, changed == attempt.changed.end(), changed == attempt.changed.end() ? "as before the request" : changed->second});
+    }
+    if (attempt.probes.empty()) result.checks.push_back({"state_probes", false, "the backend took no state probes"});
+    if (right_code) result.refusal_code = attempt.code;
+  } catch (const PythonError& error) {
+    result.checks.push_back({"refusal_code", false, error.what()});
+    result.message = std::string(error.what()) + "\n" + error.traceback();
+  } catch (const std::exception& error) {
+    result.checks.push_back({"refusal_code", false, error.what()});
+  }
+  settle(result);
+  return result;
+}
+
 CellResult run_row_cell(BackendProtocol& backend, const RosterRow& row) {
   CellResult result;
   result.id = row.id;
@@ -145,6 +195,13 @@ CellResult run_row_cell(BackendProtocol& backend, const RosterRow& row) {
                                                                   : "after capture: " + capture.rng_state + "; after eager: " + eager.rng_state});
     if (row.expect.output) result.checks.push_back(check_expected_output(row, trace));
     if (row.expect.constant_kinds) result.checks.push_back(check_constant_kinds(row, trace));
+  } catch (const BackendUnsupportedError& error) {
+    result.checks.push_back({"capture", false, error.what()});
+    settle(result);
+    result.state = CellState::Refused;
+    result.refusal_code = std::string(error.code_name());
+    result.message = error.what();
+    return result;
   } catch (const PythonError& error) {
     result.checks.push_back({"capture", false, error.what()});
     result.message = std::string(error.what()) + "\n" + error.traceback();
@@ -152,14 +209,7 @@ CellResult run_row_cell(BackendProtocol& backend, const RosterRow& row) {
     result.checks.push_back({"capture", false, error.what()});
     result.message = error.what();
   }
-  result.state = CellState::Passed;
-  for (const Check& check : result.checks) {
-    if (!check.passed) {
-      result.state = CellState::Failed;
-      if (result.message.empty()) result.message = check.name + ": " + check.detail;
-      break;
-    }
-  }
+  settle(result);
   return result;
 }
 

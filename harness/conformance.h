@@ -42,4 +42,11 @@ struct CellResult {
 // state equal to one eager forward, expected output values, constant kinds.
 CellResult run_row_cell(BackendProtocol& backend, const RosterRow& row);
 
+// A refusal row: the request must be refused with the row's code (the code is normative, the
+// message a hint), and every state probe must show the framework as it was before the request.
+CellResult run_refusal_cell(BackendProtocol& backend, const RosterRow& row);
+
+// run_refusal_cell for refusal rows, run_row_cell for the others.
+CellResult run_cell(BackendProtocol& backend, const RosterRow& row);
+
 }  // namespace tl

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "harness/dtype.h"
+#include "harness/refusal.h"
 
 namespace tl {
 namespace {
@@ -110,7 +111,9 @@ class Reader {
         if (!dtype_from_name(spec.dtype)) fail(value, "unknown dtype '" + spec.dtype + "' (use numpy names: float32, int32, bool, ...)");
       } else if (key == "source") {
         spec.source = scalar(value, what + ".source");
-        if (spec.source != "list" && spec.source != "ndarray") fail(value, what + ".source must be 'list' or 'ndarray'");
+        if (spec.source != "list" && spec.source != "ndarray" && spec.source != "python") {
+          fail(value, what + ".source must be 'list', 'ndarray' or 'python'");
+        }
       } else if (key == "shape") {
         if (!value.IsSequence()) fail(value, what + ".shape must be a list of sizes");
         spec.shape.clear();
@@ -207,8 +210,11 @@ class Reader {
   Expectations expectations(const YAML::Node& node) const {
     Expectations expect;
     expect.where = at(node);
-    for_each_key(node, "expect", {"output", "output_atol", "constant_kinds"}, [&](const std::string& key, const YAML::Node& value) {
-      if (key == "output") {
+    for_each_key(node, "expect", {"output", "output_atol", "constant_kinds", "refusal"}, [&](const std::string& key, const YAML::Node& value) {
+      if (key == "refusal") {
+        expect.refusal = scalar(value, "expect.refusal");
+        if (!refusal_code_from_name(expect.refusal)) fail(value, "'" + expect.refusal + "' is not a code of the refusal registry");
+      } else if (key == "output") {
         expect.output = tensor("output", value, "expect.output");
       } else if (key == "output_atol") {
         expect.output_atol = number(value, "expect.output_atol");
@@ -228,7 +234,7 @@ class Reader {
     RosterRow row;
     row.where = at(node);
     bool has_family = false;
-    for_each_key(node, "a row", {"id", "family", "description", "seed", "inputs", "tensors", "layers", "forward", "expect"},
+    for_each_key(node, "a row", {"id", "family", "description", "seed", "inputs", "tensors", "layers", "options", "forward", "expect"},
                  [&](const std::string& key, const YAML::Node& value) {
                    if (key == "id") {
                      row.id = scalar(value, "id");
@@ -240,7 +246,7 @@ class Reader {
                    } else if (key == "family") {
                      const std::string name = scalar(value, "family");
                      const auto family = family_from_string(name);
-                     if (!family) fail(value, "family '" + name + "' is not one of config_built, random_init, ecosystem");
+                     if (!family) fail(value, "family '" + name + "' is not one of config_built, random_init, ecosystem, refusal");
                      row.family = *family;
                      has_family = true;
                    } else if (key == "description") {
@@ -253,6 +259,10 @@ class Reader {
                      row.tensors = tensor_map(value, "tensors");
                    } else if (key == "layers") {
                      row.layers = layers(value);
+                   } else if (key == "options") {
+                     for_each_key(value, "options", {}, [&](const std::string& name, const YAML::Node& option) {
+                       row.options[name] = scalar(option, "options." + name);
+                     });
                    } else if (key == "forward") {
                      row.forward = scalar(value, "forward");
                      row.forward_where = at(value);
@@ -265,6 +275,9 @@ class Reader {
     if (row.forward.empty()) fail(node, "row '" + row.id + "' needs a 'forward' (a Python expression over its inputs)");
     if (row.inputs.empty()) fail(node, "row '" + row.id + "' needs at least one entry under 'inputs'");
     if (row.family == Family::RandomInit && !row.seed) fail(node, "random_init row '" + row.id + "' needs a 'seed'");
+    if ((row.family == Family::Refusal) != !row.expect.refusal.empty()) {
+      fail(node, "row '" + row.id + "': a refusal row needs 'expect: {refusal: CODE}', and only refusal rows take it");
+    }
     std::set<std::string> names;
     for (const auto* group : {&row.inputs, &row.tensors}) {
       for (const auto& spec : *group) {
@@ -288,12 +301,13 @@ const char* to_string(Family family) {
     case Family::ConfigBuilt: return "config_built";
     case Family::RandomInit: return "random_init";
     case Family::Ecosystem: return "ecosystem";
+    case Family::Refusal: return "refusal";
   }
   return "?";
 }
 
 std::optional<Family> family_from_string(const std::string& name) {
-  for (Family family : {Family::ConfigBuilt, Family::RandomInit, Family::Ecosystem}) {
+  for (Family family : {Family::ConfigBuilt, Family::RandomInit, Family::Ecosystem, Family::Refusal}) {
     if (name == to_string(family)) return family;
   }
   return std::nullopt;

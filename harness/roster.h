@@ -30,7 +30,8 @@ class RosterError : public std::runtime_error {
   SourceLocation where_;
 };
 
-enum class Family { ConfigBuilt, RandomInit, Ecosystem };
+// config_built, random_init and ecosystem rows capture a forward; refusal rows must be refused.
+enum class Family { ConfigBuilt, RandomInit, Ecosystem, Refusal };
 const char* to_string(Family family);
 std::optional<Family> family_from_string(const std::string& name);
 
@@ -41,7 +42,8 @@ struct TensorSpec {
   std::vector<std::int64_t> shape;
   std::vector<double> values;  // row-major, shape's element count
   // "list": Tensor(list), a buffer tinygrad holds realized; "ndarray": Tensor(numpy array), realized
-  // only when first evaluated (in a trace: in the capture's single evaluation).
+  // only when first evaluated (in a trace: in the capture's single evaluation); "python": the plain
+  // Python value (a number or nested list), not a Tensor.
   std::string source = "list";
   SourceLocation where;
 };
@@ -58,8 +60,9 @@ struct LayerSpec {
 struct Expectations {
   std::optional<TensorSpec> output;  // the first output's values, compared with output_atol
   double output_atol = 1e-5;
-  // Exact count of each constant kind among the ops; kinds not listed must not appear.
+  // Exact count of each listed constant kind among the ops (kinds not listed are not checked).
   std::optional<std::map<std::string, int>> constant_kinds;
+  std::string refusal;  // refusal rows: the registry code the request must be refused with
   SourceLocation where;
 };
 
@@ -71,6 +74,9 @@ struct RosterRow {
   std::vector<TensorSpec> inputs;     // positional arguments of the forward, in order
   std::vector<TensorSpec> tensors;    // closure tensors the forward reads
   std::vector<LayerSpec> layers;
+  // Trace options as written (module_identity_mode, random_seed, backend, capability requests such
+  // as backward_capture: true, or any other name, which the backend must refuse).
+  std::map<std::string, std::string> options;
   std::string forward;                // a Python expression, or a function body with `return`
   SourceLocation forward_where;
   Expectations expect;

@@ -13,13 +13,35 @@ struct GradOptions {
 };
 
 struct CaptureOptions {
-  std::string module_identity_mode = "auto";
+  std::string module_identity_mode = "auto";  // "auto" | "metadata" | "none"
+};
+
+// Capabilities a caller can request of a trace; the tinygrad backend refuses each of them.
+struct CapabilityRequests {
+  bool backward_capture = false;
+  bool fastlog = false;
+  bool interventions = false;
+  bool rng_replay = false;
+  bool streaming = false;
+  bool structure_only = false;
 };
 
 struct TraceOptions {
   std::string backend = "tinygrad";
   CaptureOptions capture;
   GradOptions grad_options;
+  std::optional<std::uint64_t> random_seed;  // refused: seed tinygrad yourself before building
+  CapabilityRequests requests;
+  // Any other trace option, by name and value as the caller spelled it (refused, naming it).
+  std::map<std::string, std::string> other;
 };
+
+}  // namespace tl
+
+namespace tl {
+
+// Options as a roster row spells them (name -> text): the known names fill their fields, capability
+// requests take "true"/"false", and any other name lands in `other`.
+TraceOptions trace_options_from(const std::map<std::string, std::string>& spelled);
 
 }  // namespace tl

@@ -6,9 +6,12 @@
 #include <map>
 #include <stdexcept>
 
+#include "backends/tinygrad/guards.h"
 #include "backends/tinygrad/live_graph.h"
+#include "backends/tinygrad/preflight.h"
 #include "backends/tinygrad/tinygrad_api.h"
 #include "harness/python_runtime.h"
+#include "harness/refusal.h"
 
 namespace tl::tinygrad {
 namespace {
@@ -127,8 +130,9 @@ std::vector<py::object> output_tensors(const TinygradApi& api, const py::object&
     }
   }
   if (outputs.empty()) {
-    throw std::runtime_error("the forward returned no tinygrad Tensor (got " +
-                             py::str(py::type::of(result).attr("__name__")).cast<std::string>() + ")");
+    throw BackendUnsupportedError(RefusalCode::TensorOutputRequired, "tinygrad",
+                                  "the forward returned " + py::str(py::type::of(result).attr("__name__")).cast<std::string>() +
+                                      ", not a Tensor or a tuple/list holding one");
   }
   return outputs;
 }
@@ -188,14 +192,17 @@ std::vector<Payload> evaluate_once(const TinygradApi& api, const std::vector<py:
 
 }  // namespace
 
-Trace capture(const py::object& fn, const py::tuple& args, const TraceOptions& /*options*/) {
+Trace capture(const py::object& fn, const py::tuple& args, const TraceOptions& options) {
+  refuse_unsupported_options(options);  // before tinygrad is touched
   const RuntimeInfo& runtime = require_tinygrad();
+  refuse_unsupported_version(runtime.tinygrad_version);
   Trace trace;
   trace.backend = "tinygrad";
   trace.framework_version = runtime.tinygrad_version;
   trace.device = runtime.device;
   with_python_errors([&] {
     const TinygradApi api;
+    refuse_without_tensor_input(args, api.Tensor);
     py::dict input_positions;
     for (std::size_t i = 0; i < args.size(); ++i) {
       if (api.is_tensor(args[i])) {
@@ -203,7 +210,6 @@ Trace capture(const py::object& fn, const py::tuple& args, const TraceOptions& /
         if (!input_positions.contains(uop)) input_positions[uop] = py::int_(i);
       }
     }
-    if (py::len(input_positions) == 0) throw std::runtime_error("no positional tinygrad Tensor among the arguments");
 
     // Everything a live Tensor holds before the forward is an input or a closure constant.
     py::set preexisting;
@@ -212,7 +218,8 @@ Trace capture(const py::object& fn, const py::tuple& args, const TraceOptions& /
       if (!tensor.is_none()) preexisting.add(tensor.attr("uop"));
     }
 
-    const py::object result = fn(*args);
+    // The guards refuse in-forward hazards at the call and are undone when this scope ends.
+    const py::object result = ForwardGuards(args).call(fn, args);
     std::vector<py::object> roots;
     for (const py::object& output : output_tensors(api, result)) roots.push_back(output.attr("uop"));
 
@@ -231,7 +238,7 @@ Trace capture(const py::object& fn, const py::tuple& args, const TraceOptions& /
       op.framework_op = op_name(uop);
       op.dtype = payloads[i].dtype;
       op.shape = payloads[i].shape;
-      std::tie(op.module, op.call_site) = provenance(uop);
+      if (options.capture.module_identity_mode != "none") std::tie(op.module, op.call_site) = provenance(uop);
       std::string base;
       switch (walker.node_class(i)) {
         case NodeClass::Input: {

@@ -5,10 +5,14 @@
 
 #include <cstring>
 
+#include "backends/registry.h"
 #include "backends/tinygrad/capture.h"
 #include "backends/tinygrad/row_fixture.h"
 #include "backends/tinygrad/tinygrad_api.h"
 #include "harness/python_runtime.h"
+#include "harness/trace_options.h"
+#include "harness/errors.h"
+#include "harness/refusal.h"
 
 namespace tl::tinygrad {
 namespace {
@@ -36,6 +40,53 @@ class _TlEvaluationProbe:
         return self
     def __exit__(self, *exc):
         _realize.run_linear, _tensor.run_linear = self.originals
+
+import gc as _gc
+import tinygrad.engine.jit as _jit
+from tinygrad.helpers import GlobalCounters as _counters
+
+def _tl_snapshot(inputs):
+    # Identity, not values, for lazy state: reading a lazy counter would realize it.
+    def input_state(t):
+        if not isinstance(t, Tensor):
+            return ("python", repr(t))
+        base = t.uop.base
+        data = bytes(base.buffer.as_memoryview()) if base.op.name == "BUFFER" and base.is_realized else None
+        return (t.uop, data)
+    return {
+        "kernels": _counters.kernel_count,
+        "inputs": [input_state(t) for t in inputs],
+        "seed": Tensor._seed,
+        "rng": {(kind, device): tensor.uop for kind, table in (("seeds", Tensor._device_seeds), ("counter", Tensor._device_rng_counters))
+                for device, tensor in table.items()},
+        "attributes": {**{("Tensor", name): value for name, value in Tensor.__dict__.items()},
+                       ("TinyJit", "__call__"): _jit.TinyJit.__dict__["__call__"],
+                       ("tinygrad.tensor", "run_linear"): _tensor.run_linear,
+                       ("tinygrad.engine.realize", "run_linear"): _realize.run_linear},
+        "gc": _gc.isenabled(),
+    }
+
+_TL_PROBES = ["no_kernel_ran", "inputs_unchanged", "rng_unchanged", "attributes_restored", "gc_enabled"]
+
+def _tl_changes(before, after):
+    changed = {}
+    if after["kernels"] != before["kernels"]:
+        changed["no_kernel_ran"] = f"{after['kernels'] - before['kernels']} kernel(s) ran"
+    for i, (old, new) in enumerate(zip(before["inputs"], after["inputs"])):
+        if old[0] is not new[0] and old[0] != new[0]:
+            changed["inputs_unchanged"] = f"input {i}'s graph identity changed"
+        elif old[1] != new[1]:
+            changed["inputs_unchanged"] = f"input {i}'s bytes changed"
+    if before["seed"] != after["seed"] or before["rng"].keys() != after["rng"].keys() or \
+            any(before["rng"][key] is not after["rng"][key] for key in before["rng"]):
+        changed["rng_unchanged"] = "tinygrad's seed, device seeds or RNG counters changed"
+    moved = sorted(f"{owner}.{name}" for owner, name in before["attributes"].keys() | after["attributes"].keys()
+                   if before["attributes"].get((owner, name)) is not after["attributes"].get((owner, name)))
+    if moved:
+        changed["attributes_restored"] = "changed: " + ", ".join(moved)
+    if not after["gc"] or after["gc"] != before["gc"]:
+        changed["gc_enabled"] = "Python's garbage collector is disabled"
+    return changed
 
 def _tl_rng_state():
     # Read after the outputs: realizing the counters first changes still-lazy random values.
@@ -81,7 +132,7 @@ class TinygradProtocol : public BackendProtocol {
       probe.attr("__enter__")();
     });
     try {
-      result.trace = capture(fixture.forward, fixture.inputs, TraceOptions{});
+      result.trace = capture(fixture.forward, fixture.inputs, trace_options_from(row.options));
     } catch (...) {
       with_python_errors([&] { probe.attr("__exit__")(py::none(), py::none(), py::none()); });
       throw;
@@ -118,6 +169,35 @@ class TinygradProtocol : public BackendProtocol {
       result.rng_state = probes()["_tl_rng_state"]().cast<std::string>();
     });
     return result;
+  }
+
+  RefusalAttempt refuse_row(const RosterRow& row) override {
+    RefusalAttempt attempt;
+    require_tinygrad();
+    const RowFixture fixture = build_row(row);
+    const TraceOptions options = trace_options_from(row.options);
+    py::dict scope;
+    py::object before;
+    with_python_errors([&] {
+      scope = probes();
+      before = scope["_tl_snapshot"](fixture.inputs);
+    });
+    try {
+      const Trace trace = tl::trace(fixture.forward, fixture.inputs, options);
+      attempt.message = "the request was not refused: it captured " + std::to_string(trace.size()) + " ops";
+    } catch (const BackendUnsupportedError& error) {
+      attempt.refused = true;
+      attempt.code = std::string(error.code_name());
+      attempt.message = error.what();
+    } catch (const PythonError& error) {
+      attempt.message = std::string("raised ") + error.what() + " instead of a refusal\n" + error.traceback();
+    }
+    with_python_errors([&] {
+      const py::dict changed = scope["_tl_changes"](before, scope["_tl_snapshot"](fixture.inputs));
+      for (py::handle probe : scope["_TL_PROBES"]) attempt.probes.push_back(probe.cast<std::string>());
+      for (auto [probe, what] : changed) attempt.changed.emplace_back(probe.cast<std::string>(), what.cast<std::string>());
+    });
+    return attempt;
   }
 };
 

@@ -15,6 +15,9 @@ import numpy as np
 from tinygrad import Tensor, dtypes, nn
 
 def _tl_tensor(spec):
+    if spec["source"] == "python":
+        values = np.array(spec["values"]).reshape(spec["shape"]).tolist()
+        return values
     array = np.array(spec["values"], dtype=spec["dtype"]).reshape(spec["shape"])
     if spec["source"] == "ndarray":
         return Tensor(array)

@@ -1,0 +1,104 @@
+#include "backends/tinygrad/guards.h"
+
+#include <pybind11/eval.h>
+
+#include "harness/python_runtime.h"
+#include "harness/refusal.h"
+
+namespace py = pybind11;
+
+namespace tl::tinygrad {
+namespace {
+
+// The patches are Python because they replace Python functions; each raises before doing anything.
+constexpr const char* kGuards = R"PY(
+import tinygrad.tensor as _tensor, tinygrad.engine.realize as _realize, tinygrad.engine.jit as _jit
+from tinygrad import Tensor
+
+class TlRefusal(Exception):
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+_patches = []
+
+def _patch(owner, name, replacement, static=False):
+    _patches.append((owner, name, owner.__dict__[name]))
+    setattr(owner, name, staticmethod(replacement) if static else replacement)
+
+def install(inputs):
+    input_tensors = [t for t in inputs if isinstance(t, Tensor)]
+    input_uops = {t.uop for t in input_tensors}
+    input_bases = {t.uop.base for t in input_tensors}
+    def writes_input(tensor):
+        return tensor.uop in input_uops or tensor.uop.base in input_bases
+
+    def executing(what):
+        def refuse(*args, **kwargs):
+            raise TlRefusal("mid_capture_execution_unsupported", f"{what} was called inside the traced forward")
+        return refuse
+    _patch(Tensor, "realize", executing("Tensor.realize() (or numpy/tolist/item/data, which realize)"))
+    _patch(_jit.TinyJit, "__call__", executing("a TinyJit function"))
+    _patch(_tensor, "run_linear", executing("tinygrad's executor"))
+    _patch(_realize, "run_linear", executing("tinygrad's executor"))
+
+    def mutating(name):
+        original = Tensor.__dict__[name]
+        def guarded(self, *args, **kwargs):
+            if writes_input(self):
+                raise TlRefusal("input_mutation_unsupported", f"Tensor.{name} writes into an input of the traced forward")
+            return original(self, *args, **kwargs)
+        return guarded
+    for name in ("assign", "replace", "__setitem__"):
+        _patch(Tensor, name, mutating(name))
+
+    def drawing(what):
+        def refuse(*args, **kwargs):
+            raise TlRefusal("rng_state_in_graph", f"{what} inside the traced forward")
+        return refuse
+    _patch(Tensor, "_next_counter", drawing("a random draw (Tensor.rand, randn, randint, dropout, ...)"), static=True)
+    _patch(Tensor, "manual_seed", drawing("Tensor.manual_seed"), static=True)
+
+def uninstall():
+    while _patches:
+        owner, name, original = _patches.pop()
+        setattr(owner, name, original)
+)PY";
+
+}  // namespace
+
+ForwardGuards::ForwardGuards(const py::tuple& inputs) {
+  with_python_errors([&] {
+    py::exec(kGuards, scope_);
+    try {
+      scope_["install"](inputs);
+    } catch (...) {
+      scope_["uninstall"]();
+      throw;
+    }
+  });
+}
+
+ForwardGuards::~ForwardGuards() {
+  try {
+    with_python_errors([&] { scope_["uninstall"](); });
+  } catch (...) {
+    // A failed restore would leave tinygrad patched for the rest of the process: stop loudly.
+    std::terminate();
+  }
+}
+
+py::object ForwardGuards::call(const py::object& fn, const py::tuple& args) {
+  py::object result;
+  try {
+    result = fn(*args);
+  } catch (py::error_already_set& error) {
+    if (!error.matches(scope_["TlRefusal"])) throw;
+    const auto name = py::str(error.value().attr("code")).cast<std::string>();
+    const auto message = py::str(error.value()).cast<std::string>();
+    throw BackendUnsupportedError(*refusal_code_from_name(name), "tinygrad", message);
+  }
+  return result;
+}
+
+}  // namespace tl::tinygrad
