@@ -18,7 +18,8 @@ int run_command(const Args& args) {
   const std::vector<Roster> rosters = load_rosters(args);
   const std::string out = args.value("out", (std::filesystem::path(TL_SOURCE_DIR) / "build" / "scorecard.json").string());
   const auto limit = std::chrono::seconds(std::stoi(args.value("timeout", "600")));
-  const std::set<std::string> only(args.all("row").begin(), args.all("row").end());
+  const std::vector<std::string> rows = args.all("row");
+  const std::set<std::string> only(rows.begin(), rows.end());
   const std::string self = std::filesystem::canonical("/proc/self/exe").string();
 
   std::vector<CellResult> results;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cli/args.h"
+#include "harness/capabilities.h"
 #include "harness/roster.h"
 
 namespace tl::cli {
@@ -23,5 +24,9 @@ int list_command(const Args& args);
 int trace_command(const Args& args);
 int cell_command(const Args& args);
 int run_command(const Args& args);
+int capabilities_command(const Args& args);
+
+// The capability table with states from the cells of a pinned-leg scorecard file.
+std::vector<CapabilityRow> capability_rows_from(const std::string& scorecard_path);
 
 }  // namespace tl::cli

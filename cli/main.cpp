@@ -16,6 +16,9 @@ commands:
   run [--roster FILE ...] [--row ID ...] [--out FILE] [--timeout SECONDS] [--json]
                                               run cells, each in its own process; print a
                                               summary; write a scorecard (default build/scorecard.json)
+  capabilities [--scorecard FILE] [--json | --markdown]
+                                              the can-and-cannot table, states computed from the
+                                              cells of a pinned scorecard (default: the committed one)
 )";
 
 struct Command {
@@ -33,6 +36,7 @@ int main(int argc, char** argv) {
       {"trace", {trace_command, {"roster", "row"}, {"json"}}},
       {"cell", {cell_command, {"roster", "row"}, {"json"}}},
       {"run", {run_command, {"roster", "row", "out", "timeout"}, {"json"}}},
+      {"capabilities", {capabilities_command, {"scorecard"}, {"json", "markdown"}}},
   };
   try {
     if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "help") {

@@ -4,8 +4,10 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "harness/backend_protocol.h"
+#include "harness/capabilities.h"
 
 namespace tl {
 
@@ -18,6 +20,7 @@ struct BackendSpec {
   std::string maturity;          // "preview" or "stable"
   std::string materialization;   // "lazy" or "eager"
   std::string device;            // what live payloads need, e.g. "DEV=PYTHON"
+  std::vector<Capability> capabilities;  // the "can and cannot" table, each row with its proof cells
   std::function<std::unique_ptr<BackendProtocol>()> make_protocol;
 
   std::unique_ptr<BackendProtocol> protocol() const { return make_protocol(); }

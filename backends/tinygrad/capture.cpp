@@ -190,6 +190,78 @@ std::vector<Payload> evaluate_once(const TinygradApi& api, const std::vector<py:
   return payloads;
 }
 
+// Turns the walked nodes into ops (without payloads yet): kinds, constant kinds, labels, parents.
+void record_ops(const GraphWalker& walker, const py::dict& input_positions, const TraceOptions& options, Trace& trace) {
+  const auto& nodes = walker.nodes();
+  std::map<std::string, int> label_counts;
+  trace.ops.reserve(nodes.size());
+  std::map<std::size_t, std::size_t> input_ops;  // argument position -> op
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const py::object& uop = nodes[i];
+    Op op;
+    op.index = i;
+    op.framework_op = op_name(uop);
+    op.dtype = payload_dtype(uop.attr("dtype"));
+    op.shape = shape_of(uop);
+    if (options.capture.module_identity_mode != "none") std::tie(op.module, op.call_site) = provenance(uop);
+    std::string base;
+    switch (walker.node_class(i)) {
+      case NodeClass::Input: {
+        const auto position = input_positions[uop].cast<std::size_t>();
+        op.kind = OpKind::Input;
+        input_ops[position] = i;
+        base = "input" + std::to_string(position);
+        break;
+      }
+      case NodeClass::Closure:
+        op.kind = OpKind::Constant;
+        op.constant_kind = "closure";
+        base = "closure";
+        break;
+      case NodeClass::Literal:
+        op.kind = OpKind::Constant;
+        op.constant_kind = "literal";
+        base = "literal";
+        break;
+      default: {
+        op.kind = walker.node_class(i) == NodeClass::View ? OpKind::View : OpKind::Compute;
+        std::string lowered = op.framework_op;
+        for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        base = op.module.empty() ? lowered : op.module + "." + lowered;
+        const py::tuple sources = uop.attr("src");
+        for (std::size_t position = 0; position < sources.size(); ++position) {
+          if (walker.contains(sources[position])) op.parents.push_back({walker.index_of(sources[position]), position});
+        }
+      }
+    }
+    op.label = base + ":" + std::to_string(label_counts[base]++);
+    trace.ops.push_back(std::move(op));
+  }
+  // Inputs by argument position; an input the forward never read is not in the graph.
+  for (const auto& [position, op] : input_ops) trace.inputs.push_back(op);
+}
+
+// No silent holes: a constant whose data lives on a device the evaluation cannot read from (a DISK
+// file that is gone, ...) is refused naming the op, before the evaluation runs anything.
+void refuse_unrealizable_constants(const GraphWalker& walker, const Trace& trace, const std::string& device) {
+  for (const Op& op : trace.ops) {
+    if (op.kind != OpKind::Constant) continue;
+    for (py::handle uop : walker.nodes()[op.index].attr("toposort")()) {
+      if (op_name(uop) != "BUFFER") continue;
+      const std::string buffer_device = py::str(uop.attr("device")).cast<std::string>();
+      if (buffer_device == device || buffer_device == "NPY") continue;
+      try {
+        uop.attr("buffer").attr("ensure_allocated")();
+      } catch (py::error_already_set& error) {
+        throw BackendUnsupportedError(RefusalCode::ConstantUnrealizable, "tinygrad",
+                                      "its data on " + buffer_device + " cannot be read (" +
+                                          py::str(error.value()).cast<std::string>() + ")",
+                                      op.label);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Trace capture(const py::object& fn, const py::tuple& args, const TraceOptions& options) {
@@ -225,58 +297,14 @@ Trace capture(const py::object& fn, const py::tuple& args, const TraceOptions& o
 
     GraphWalker walker(api, input_positions, preexisting);
     walker.walk(roots);
-    const auto& nodes = walker.nodes();
-    std::vector<Payload> payloads = evaluate_once(api, nodes, trace.stats);
-
-    std::map<std::string, int> label_counts;
-    trace.ops.reserve(nodes.size());
-    trace.inputs.resize(args.size(), SIZE_MAX);
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      const py::object& uop = nodes[i];
-      Op op;
-      op.index = i;
-      op.framework_op = op_name(uop);
-      op.dtype = payloads[i].dtype;
-      op.shape = payloads[i].shape;
-      if (options.capture.module_identity_mode != "none") std::tie(op.module, op.call_site) = provenance(uop);
-      std::string base;
-      switch (walker.node_class(i)) {
-        case NodeClass::Input: {
-          const auto position = input_positions[uop].cast<std::size_t>();
-          op.kind = OpKind::Input;
-          trace.inputs[position] = i;
-          base = "input" + std::to_string(position);
-          break;
-        }
-        case NodeClass::Closure:
-          op.kind = OpKind::Constant;
-          op.constant_kind = "closure";
-          base = "closure";
-          break;
-        case NodeClass::Literal:
-          op.kind = OpKind::Constant;
-          op.constant_kind = "literal";
-          base = "literal";
-          break;
-        default: {
-          op.kind = walker.node_class(i) == NodeClass::View ? OpKind::View : OpKind::Compute;
-          std::string lowered = op.framework_op;
-          for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-          base = op.module.empty() ? lowered : op.module + "." + lowered;
-          const py::tuple sources = uop.attr("src");
-          for (std::size_t position = 0; position < sources.size(); ++position) {
-            if (walker.contains(sources[position])) op.parents.push_back({walker.index_of(sources[position]), position});
-          }
-        }
-      }
-      op.label = base + ":" + std::to_string(label_counts[base]++);
-      op.out = std::move(payloads[i]);
-      trace.ops.push_back(std::move(op));
-    }
+    record_ops(walker, input_positions, options, trace);
+    refuse_unrealizable_constants(walker, trace, runtime.device);
+    std::vector<Payload> payloads = evaluate_once(api, walker.nodes(), trace.stats);
+    for (Op& op : trace.ops) op.out = std::move(payloads[op.index]);
     // An input the forward never read is not in the graph; keep only inputs that are ops.
     std::erase(trace.inputs, SIZE_MAX);
     for (const py::object& root : roots) trace.outputs.push_back(walker.index_of(root));
-    if (runtime.device == "PYTHON") trace.live = std::make_shared<TinygradLiveGraph>(nodes);
+    if (runtime.device == "PYTHON") trace.live = std::make_shared<TinygradLiveGraph>(walker.nodes());
   });
   return trace;
 }

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "backends/registry.h"
+#include "backends/tinygrad/capabilities.h"
 #include "backends/tinygrad/capture.h"
 #include "backends/tinygrad/row_fixture.h"
 #include "backends/tinygrad/tinygrad_api.h"
@@ -206,7 +207,7 @@ class TinygradProtocol : public BackendProtocol {
 const BackendSpec& backend_spec() {
   static const BackendSpec spec{
       "tinygrad",        "tinygrad", ">=0.13.0,<0.14", "0.13.0",
-      "torchlens[tinygrad]", "preview", "lazy",        "DEV=PYTHON",
+      "torchlens[tinygrad]", "preview", "lazy",        "DEV=PYTHON", declared_capabilities(),
       [] { return std::unique_ptr<BackendProtocol>(new TinygradProtocol()); }};
   return spec;
 }

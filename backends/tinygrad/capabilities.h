@@ -1,0 +1,12 @@
+// The tinygrad backend's declared capability table.
+#pragma once
+
+#include <vector>
+
+#include "harness/capabilities.h"
+
+namespace tl::tinygrad {
+
+std::vector<Capability> declared_capabilities();
+
+}  // namespace tl::tinygrad
