@@ -3,7 +3,12 @@
 #include <algorithm>
 #include <map>
 
+#include <filesystem>
+#include <unistd.h>
+
 #include "harness/errors.h"
+#include "harness/finite_differences.h"
+#include "harness/trace_compare.h"
 #include "harness/refusal.h"
 
 namespace tl {
@@ -69,6 +74,41 @@ Check check_constant_kinds(const RosterRow& row, const Trace& trace) {
     detail += (detail.empty() ? "" : ", ") + kind + "=" + std::to_string(seen[kind]) + (seen[kind] == want ? "" : " (expected " + std::to_string(want) + ")");
   }
   return {"constant_kinds", ok, "constants " + detail + (ok ? "" : " at " + row.expect.where.str())};
+}
+
+Check check_replay_validation(const Trace& trace, const EagerRun& eager) {
+  const ValidationStatus status = trace.validate(eager.outputs);
+  std::size_t exempt = 0;
+  for (const Decision& decision : status.decisions) exempt += decision.decision == "exempt" ? 1 : 0;
+  return {"replay_validation", status.passed(),
+          std::string(to_string(status.state)) + ": " + std::to_string(status.replayed) + " ops replayed, " + std::to_string(exempt) +
+              " exempt perturbation(s)" + (status.message.empty() ? "" : "; " + status.message)};
+}
+
+bool has_float_output(const Trace& trace) {
+  for (std::size_t index : trace.outputs) {
+    if (trace.ops[index].dtype.is_float()) return true;
+  }
+  return false;
+}
+
+Check check_derived_grads(Trace& trace) {
+  GradOptions options;
+  options.intermediate_grads = true;
+  trace.derive_grads(options);
+  const GradientCheck check = check_grads_against_finite_differences(trace, options);
+  return {"derived_grads", check.passed, check.detail};
+}
+
+Check check_tlspec_round_trip(const Trace& trace, const std::string& id) {
+  const auto directory = std::filesystem::temp_directory_path() / ("tl-" + id + "-" + std::to_string(::getpid()) + ".tlspec");
+  trace.save(directory.string());
+  const Trace loaded = Trace::load(directory.string());
+  std::filesystem::remove_all(directory);
+  const auto difference = first_difference(trace, loaded);
+  if (difference) return {"tlspec_round_trip", false, *difference};
+  if (loaded.has_live_payloads()) return {"tlspec_round_trip", false, "a loaded bundle claims live payloads"};
+  return {"tlspec_round_trip", true, std::to_string(loaded.size()) + " ops, payloads and gradients identical after save and load"};
 }
 
 }  // namespace
@@ -195,6 +235,10 @@ CellResult run_row_cell(BackendProtocol& backend, const RosterRow& row) {
                                                                   : "after capture: " + capture.rng_state + "; after eager: " + eager.rng_state});
     if (row.expect.output) result.checks.push_back(check_expected_output(row, trace));
     if (row.expect.constant_kinds) result.checks.push_back(check_constant_kinds(row, trace));
+    result.checks.push_back(check_replay_validation(trace, eager));
+    Trace with_grads = capture.trace;
+    if (has_float_output(trace)) result.checks.push_back(check_derived_grads(with_grads));
+    result.checks.push_back(check_tlspec_round_trip(with_grads, row.id));
   } catch (const BackendUnsupportedError& error) {
     result.checks.push_back({"capture", false, error.what()});
     settle(result);

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,6 +11,8 @@
 
 #include "harness/dtype.h"
 #include "harness/payload.h"
+#include "harness/trace_options.h"
+#include "harness/validation.h"
 
 namespace tl {
 
@@ -39,10 +42,18 @@ struct Op {
   std::string call_site;  // provenance: file:line where known
 };
 
-// Framework objects a live trace keeps for replay; opaque to the harness.
+class Trace;
+
+// Framework objects a live trace keeps, and what only they can do: replay and derive gradients.
 class LiveGraph {
  public:
   virtual ~LiveGraph() = default;
+  virtual ValidationStatus validate(const Trace& trace, const std::vector<Payload>& outputs) const = 0;
+  virtual void derive_grads(Trace& trace, const GradOptions& options) const = 0;
+  // The loss re-evaluated from the saved payloads, once per replacement set (op index -> value to
+  // use instead of that op's payload), all in one evaluation: what finite differences need.
+  virtual std::vector<double> losses(const Trace& trace, const GradOptions& options,
+                                     const std::vector<std::map<std::size_t, Payload>>& replacements) const = 0;
 };
 
 // How the capture's payloads were produced; the realize-once proof reads these.
@@ -60,6 +71,7 @@ class Trace {
   std::vector<std::size_t> outputs;
   std::vector<std::size_t> inputs;  // by positional argument order
   CaptureStats stats;
+  TraceOptions options;             // what the capture was asked for
   std::shared_ptr<LiveGraph> live;  // null for audit-only traces (loaded, or not on DEV=PYTHON)
 
   std::size_t size() const { return ops.size(); }
@@ -67,6 +79,18 @@ class Trace {
   std::vector<const Op*> input_ops() const;
   // Payloads are live when they came from this process's capture on a replayable device.
   bool has_live_payloads() const { return live != nullptr; }
+
+  // Replay validation against the given ground-truth outputs. An audit-only trace refuses with
+  // live_payloads_required before doing anything.
+  ValidationStatus validate(const std::vector<Payload>& outputs) const;
+  // True only when validate(outputs).state is passed.
+  bool validate_forward_pass(const std::vector<Payload>& outputs) const { return validate(outputs).passed(); }
+  // Attaches d loss / d op to every float op (options.intermediate_grads must be set).
+  void derive_grads(const GradOptions& options);
+
+  // A .tlspec bundle: manifest.json plus payloads.safetensors (omitted: an audit-only bundle).
+  void save(const std::string& directory, bool with_payloads = true) const;
+  static Trace load(const std::string& directory);
 };
 
 }  // namespace tl

@@ -10,6 +10,9 @@ namespace tl {
 
 struct GradOptions {
   bool intermediate_grads = false;  // derive d loss / d op for every float op
+  // The scalar loss, as a Python expression over `outputs` (the list of output Tensors); empty
+  // means the sum of every float output.
+  std::string loss;
 };
 
 struct CaptureOptions {

@@ -6,6 +6,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "backends/tinygrad/evaluation.h"
 #include "backends/tinygrad/guards.h"
 #include "backends/tinygrad/live_graph.h"
 #include "backends/tinygrad/preflight.h"
@@ -135,59 +136,6 @@ std::vector<py::object> output_tensors(const TinygradApi& api, const py::object&
                                       ", not a Tensor or a tuple/list holding one");
   }
   return outputs;
-}
-
-// Realizes every node in one evaluation and copies each value into C++. The user's tensors keep
-// their graphs; only the STOREs the evaluation ran (RNG counters) are applied to live tensors, so
-// they do not run a second time later.
-std::vector<Payload> evaluate_once(const TinygradApi& api, const std::vector<py::object>& nodes, CaptureStats& stats) {
-  py::list contiguous;
-  for (const py::object& node : nodes) contiguous.append(node.attr("contiguous")());
-  const py::object sink = api.UOp.attr("sink")(*contiguous);
-  const py::tuple called = api.transform_to_call(sink);
-  const py::dict buffer_map = called[1];
-  const py::tuple linear = api.create_linear_with_vars(called[0]);
-  const long long kernels_before = api.kernel_count();
-  api.realize_module.attr("run_linear")(linear[0], linear[1]);
-  stats.evaluations = 1;
-  stats.kernels = static_cast<int>(api.kernel_count() - kernels_before);
-
-  py::dict effects;
-  const py::object after_op = api.Ops.attr("AFTER");
-  for (auto [key, value] : buffer_map) {
-    if (op_is(key, after_op)) effects[key] = value;
-  }
-  if (py::len(effects) != 0) api.tensor_module.attr("_apply_map_to_tensors")(effects, "tl capture");
-
-  const py::object buffer_op = api.Ops.attr("BUFFER");
-  std::vector<Payload> payloads;
-  payloads.reserve(nodes.size());
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    const py::object requested = contiguous[i];
-    // A node already backed by a realized contiguous buffer (an input, a closure) is read in place.
-    const py::object realized = buffer_map.contains(requested) ? buffer_map[requested] : requested;
-    const py::object base = realized.attr("base");
-    if (!op_is(base, buffer_op)) {
-      throw std::runtime_error("op " + std::to_string(i) + " (" + op_name(nodes[i]) + ") was not materialized");
-    }
-    Payload payload{payload_dtype(nodes[i].attr("dtype")), shape_of(nodes[i]), {}};
-    const py::object buffer = base.attr("buffer");
-    if (buffer.attr("size").cast<std::int64_t>() != payload.numel()) {
-      throw std::runtime_error("op " + std::to_string(i) + " (" + op_name(nodes[i]) + ") maps to a buffer of " +
-                               py::str(buffer.attr("size")).cast<std::string>() + " elements, not " +
-                               std::to_string(payload.numel()));
-    }
-    const py::buffer view = buffer.attr("as_memoryview")();
-    const py::buffer_info info = view.request();
-    const auto size = static_cast<std::size_t>(info.size * info.itemsize);
-    if (size != static_cast<std::size_t>(payload.numel()) * payload.dtype.itemsize) {
-      throw std::runtime_error("op " + std::to_string(i) + " payload has " + std::to_string(size) + " bytes");
-    }
-    payload.bytes.resize(size);
-    if (size != 0) std::memcpy(payload.bytes.data(), info.ptr, size);
-    payloads.push_back(std::move(payload));
-  }
-  return payloads;
 }
 
 // Turns the walked nodes into ops (without payloads yet): kinds, constant kinds, labels, parents.

@@ -1,4 +1,5 @@
-// The UOps a live trace keeps for replay. Released only while the interpreter still runs.
+// The UOps a live trace keeps (one per op, in op order), and the replay and gradient work they
+// allow. Released only while the interpreter still runs.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -22,6 +23,13 @@ class TinygradLiveGraph : public LiveGraph {
   TinygradLiveGraph& operator=(const TinygradLiveGraph&) = delete;
 
   const std::vector<pybind11::object>& uops() const { return uops_; }
+
+  // replay.cpp
+  ValidationStatus validate(const Trace& trace, const std::vector<Payload>& outputs) const override;
+  // derived_grads.cpp
+  void derive_grads(Trace& trace, const GradOptions& options) const override;
+  std::vector<double> losses(const Trace& trace, const GradOptions& options,
+                             const std::vector<std::map<std::size_t, Payload>>& replacements) const override;
 
  private:
   std::vector<pybind11::object> uops_;

@@ -1,0 +1,95 @@
+// Derived intermediate gradients: the captured graph rebuilt from its saved leaf payloads, the loss
+// differentiated with respect to every float op, and all gradients realized in one evaluation.
+// Only fresh UOps are touched: no user Tensor gains or changes a .grad.
+#include <pybind11/eval.h>
+#include <pybind11/pybind11.h>
+
+#include "backends/tinygrad/evaluation.h"
+#include "backends/tinygrad/live_graph.h"
+#include "harness/python_runtime.h"
+
+namespace tl::tinygrad {
+
+namespace py = pybind11;
+
+namespace {
+
+// The captured graph with every leaf (input, constant other than a plain literal CONST) and every
+// replaced op swapped for a fresh buffer: new UOps, in op order.
+py::tuple rebuilt_graph(const TinygradApi& api, const Trace& trace, const std::vector<py::object>& uops,
+                        const std::map<std::size_t, Payload>& replacements) {
+  py::dict substitutions;
+  for (const Op& op : trace.ops) {
+    const auto replaced = replacements.find(op.index);
+    if (replaced != replacements.end()) {
+      substitutions[uops[op.index]] = buffer_from_payload(api, replaced->second);
+    } else if ((op.kind == OpKind::Input || op.kind == OpKind::Constant) && op.framework_op != "CONST") {
+      substitutions[uops[op.index]] = buffer_from_payload(api, *op.out);
+    }
+  }
+  py::tuple all(uops.size());
+  for (std::size_t i = 0; i < uops.size(); ++i) all[i] = uops[i];
+  return api.UOp.attr("sink")(*all).attr("substitute")(substitutions).attr("src");
+}
+
+// The scalar loss Tensor over the rebuilt outputs: the given expression, or the sum of float outputs.
+py::object loss_of(const TinygradApi& api, const Trace& trace, const py::tuple& nodes, const GradOptions& options) {
+  py::list outputs;
+  for (std::size_t index : trace.outputs) outputs.append(api.Tensor(nodes[index]));
+  if (!options.loss.empty()) {
+    py::dict scope;
+    scope["outputs"] = outputs;
+    scope["Tensor"] = api.Tensor;
+    return py::eval(options.loss, scope);
+  }
+  py::object loss = py::none();
+  for (py::handle output : outputs) {
+    if (!output.attr("is_floating_point")().cast<bool>()) continue;
+    const py::object term = output.attr("sum")();
+    loss = loss.is_none() ? term : loss + term;
+  }
+  if (loss.is_none()) throw std::runtime_error("no float output to sum into a loss; give GradOptions.loss");
+  return loss;
+}
+
+}  // namespace
+
+void TinygradLiveGraph::derive_grads(Trace& trace, const GradOptions& options) const {
+  with_python_errors([&] {
+    const TinygradApi api;
+    const py::tuple nodes = rebuilt_graph(api, trace, uops_, {});
+    const py::object loss = loss_of(api, trace, nodes, options);
+    std::vector<std::size_t> targets;
+    py::list target_tensors;
+    for (const Op& op : trace.ops) {
+      if (!op.dtype.is_float()) continue;
+      targets.push_back(op.index);
+      target_tensors.append(api.Tensor(nodes[op.index]));
+    }
+    if (targets.empty()) return;
+    const py::list gradients = loss.attr("gradient")(*target_tensors);
+    std::vector<py::object> gradient_uops;
+    for (py::handle gradient : gradients) gradient_uops.push_back(gradient.attr("uop"));
+    CaptureStats stats;
+    std::vector<Payload> values = evaluate_once(api, gradient_uops, stats);
+    for (std::size_t i = 0; i < targets.size(); ++i) trace.ops[targets[i]].grad = std::move(values[i]);
+  });
+}
+
+std::vector<double> TinygradLiveGraph::losses(const Trace& trace, const GradOptions& options,
+                                              const std::vector<std::map<std::size_t, Payload>>& replacements) const {
+  std::vector<double> result;
+  with_python_errors([&] {
+    const TinygradApi api;
+    std::vector<py::object> loss_uops;
+    for (const auto& replaced : replacements) {
+      const py::tuple nodes = rebuilt_graph(api, trace, uops_, replaced);
+      loss_uops.push_back(loss_of(api, trace, nodes, options).attr("cast")(api.dtypes.attr("float64")).attr("uop"));
+    }
+    CaptureStats stats;
+    for (const Payload& value : evaluate_once(api, loss_uops, stats)) result.push_back(value.element(0));
+  });
+  return result;
+}
+
+}  // namespace tl::tinygrad

@@ -1,0 +1,78 @@
+#include "backends/tinygrad/evaluation.h"
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace tl::tinygrad {
+
+namespace py = pybind11;
+
+namespace {
+
+bool op_is(const py::handle& uop, const py::object& op) { return py::object(uop.attr("op")).is(op); }
+std::string op_name(const py::handle& uop) { return uop.attr("op").attr("name").cast<std::string>(); }
+
+}  // namespace
+
+std::vector<Payload> evaluate_once(const TinygradApi& api, const std::vector<py::object>& nodes, CaptureStats& stats) {
+  py::list contiguous;
+  for (const py::object& node : nodes) contiguous.append(node.attr("contiguous")());
+  const py::object sink = api.UOp.attr("sink")(*contiguous);
+  const py::tuple called = api.transform_to_call(sink);
+  const py::dict buffer_map = called[1];
+  const py::tuple linear = api.create_linear_with_vars(called[0]);
+  const long long kernels_before = api.kernel_count();
+  api.realize_module.attr("run_linear")(linear[0], linear[1]);
+  stats.evaluations = 1;
+  stats.kernels = static_cast<int>(api.kernel_count() - kernels_before);
+
+  py::dict effects;
+  const py::object after_op = api.Ops.attr("AFTER");
+  for (auto [key, value] : buffer_map) {
+    if (op_is(key, after_op)) effects[key] = value;
+  }
+  if (py::len(effects) != 0) api.tensor_module.attr("_apply_map_to_tensors")(effects, "tl capture");
+
+  const py::object buffer_op = api.Ops.attr("BUFFER");
+  std::vector<Payload> payloads;
+  payloads.reserve(nodes.size());
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const py::object requested = contiguous[i];
+    // A node already backed by a realized contiguous buffer (an input, a closure) is read in place.
+    const py::object realized = buffer_map.contains(requested) ? buffer_map[requested] : requested;
+    const py::object base = realized.attr("base");
+    if (!op_is(base, buffer_op)) {
+      throw std::runtime_error("op " + std::to_string(i) + " (" + op_name(nodes[i]) + ") was not materialized");
+    }
+    Payload payload{payload_dtype(nodes[i].attr("dtype")), {}, {}};
+    for (py::handle dim : nodes[i].attr("shape")) payload.shape.push_back(dim.cast<std::int64_t>());
+    const py::object buffer = base.attr("buffer");
+    if (buffer.attr("size").cast<std::int64_t>() != payload.numel()) {
+      throw std::runtime_error("op " + std::to_string(i) + " (" + op_name(nodes[i]) + ") maps to a buffer of " +
+                               py::str(buffer.attr("size")).cast<std::string>() + " elements, not " +
+                               std::to_string(payload.numel()));
+    }
+    const py::buffer view = buffer.attr("as_memoryview")();
+    const py::buffer_info info = view.request();
+    const auto size = static_cast<std::size_t>(info.size * info.itemsize);
+    if (size != static_cast<std::size_t>(payload.numel()) * payload.dtype.itemsize) {
+      throw std::runtime_error("op " + std::to_string(i) + " payload has " + std::to_string(size) + " bytes");
+    }
+    payload.bytes.resize(size);
+    if (size != 0) std::memcpy(payload.bytes.data(), info.ptr, size);
+    payloads.push_back(std::move(payload));
+  }
+  return payloads;
+}
+
+
+py::object buffer_from_payload(const TinygradApi& api, const Payload& payload) {
+  const py::bytes data(reinterpret_cast<const char*>(payload.bytes.data()), payload.bytes.size());
+  const py::object tensor = api.Tensor(data, py::arg("dtype") = api.dtypes.attr(payload.dtype.name.c_str()));
+  py::tuple shape(payload.shape.size());
+  for (std::size_t i = 0; i < payload.shape.size(); ++i) shape[i] = py::int_(payload.shape[i]);
+  return tensor.attr("reshape")(shape).attr("uop");
+}
+
+}  // namespace tl::tinygrad

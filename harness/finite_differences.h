@@ -1,0 +1,21 @@
+// Derived gradients checked against central finite differences of the loss, re-evaluated by the
+// backend from the trace's saved payloads.
+#pragma once
+
+#include <string>
+
+#include "harness/trace.h"
+
+namespace tl {
+
+struct GradientCheck {
+  bool passed = false;
+  std::size_t compared = 0;  // elements compared
+  std::string detail;        // the worst element, or why nothing could be compared
+};
+
+// Compares op.grad with (L(x + h) - L(x - h)) / 2h at a few elements of every float input and of
+// the last few float ops before the outputs. The trace must carry derived grads.
+GradientCheck check_grads_against_finite_differences(const Trace& trace, const GradOptions& options);
+
+}  // namespace tl

@@ -1,0 +1,38 @@
+// The result of validating a trace by replay: a state, a message naming the first offending op, and
+// one decision per op and phase. Never silently a bool.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tl {
+
+enum class ValidationState { Passed, Failed, Unverified, Unavailable };
+const char* to_string(ValidationState state);
+
+// Phases: "structure" (the trace's ops match the captured graph), "ground_truth" (given outputs
+// equal the output payloads), "replay" (each op re-run from its parents' saved payloads equals its
+// own), "perturbation" (perturbing a parent changes the replayed output).
+// Decisions: "pass", "fail", "exempt" (documented reason), "unverified" (every parent exempt).
+struct Decision {
+  std::size_t op = 0;
+  std::string label;
+  std::string phase;
+  std::string decision;
+  std::string reason;
+};
+
+struct ValidationStatus {
+  ValidationState state = ValidationState::Unavailable;
+  std::string message;
+  std::vector<Decision> decisions;
+  std::size_t replayed = 0;  // ops re-run in the replay phase
+
+  bool passed() const { return state == ValidationState::Passed; }
+  nlohmann::json to_json() const;
+};
+
+}  // namespace tl
