@@ -43,6 +43,8 @@ class BackendProtocol {
   virtual RowCapture capture_row(const RosterRow& row) = 0;
   // Builds the row afresh and runs its forward eagerly.
   virtual EagerRun eager_row(const RosterRow& row) = 0;
+  // Replay validation of a live trace against ground-truth outputs (the spec's protocol.validate).
+  virtual ValidationStatus validate(const Trace& trace, const std::vector<Payload>& outputs) { return trace.validate(outputs); }
   // Builds the row afresh and traces it with the row's options, expecting a refusal.
   virtual RefusalAttempt refuse_row(const RosterRow& row) = 0;
 };

@@ -189,7 +189,48 @@ void settle(CellResult& result) {
 }  // namespace
 
 CellResult run_cell(BackendProtocol& backend, const RosterRow& row) {
-  return row.family == Family::Refusal ? run_refusal_cell(backend, row) : run_row_cell(backend, row);
+  if (row.family == Family::Refusal) return run_refusal_cell(backend, row);
+  if (row.family == Family::Capability) return run_capability_cell(backend, row);
+  return run_row_cell(backend, row);
+}
+
+CellResult run_capability_cell(BackendProtocol& backend, const RosterRow& row) {
+  CellResult result = started(row);
+  try {
+    RowCapture capture = backend.capture_row(row);
+    Trace& trace = capture.trace;
+    result.ops = trace.size();
+    std::vector<Payload> outputs;
+    for (const Op* op : trace.output_ops()) outputs.push_back(*op->out);
+    if (row.capability == "has_validation_replay") {
+      const ValidationStatus status = backend.validate(trace, outputs);
+      result.checks.push_back({"validation_passes", status.passed(), std::string(to_string(status.state)) + " after replaying " +
+                                                                       std::to_string(status.replayed) + " ops " + status.message});
+      // The same validation must fail once a payload is corrupted, naming that op.
+      Trace corrupted = trace;
+      auto victim = std::find_if(corrupted.ops.begin(), corrupted.ops.end(), [](const Op& op) { return op.kind == OpKind::Compute; });
+      if (victim == corrupted.ops.end()) throw std::runtime_error("the row has no compute op to corrupt");
+      for (auto& byte : victim->out->bytes) byte ^= 0x5a;
+      const ValidationStatus broken = backend.validate(corrupted, outputs);
+      result.checks.push_back({"validation_can_fail", broken.state == ValidationState::Failed && broken.message.find(victim->label) != std::string::npos,
+                               "after corrupting " + victim->label + ": " + to_string(broken.state) + " " + broken.message});
+    } else if (row.capability == "payload_materialization") {
+      result.checks.push_back(check_one_evaluation(capture));
+      result.checks.push_back(check_structure(trace));
+      result.checks.push_back(check_tlspec_round_trip(trace, row.id));
+    } else {
+      result.checks.push_back(check_derived_grads(trace));
+    }
+  } catch (const BackendUnsupportedError& error) {
+    result.checks.push_back({"capture", false, error.what()});
+  } catch (const PythonError& error) {
+    result.checks.push_back({"capture", false, error.what()});
+    result.message = std::string(error.what()) + "\n" + error.traceback();
+  } catch (const std::exception& error) {
+    result.checks.push_back({"capture", false, error.what()});
+  }
+  settle(result);
+  return result;
 }
 
 CellResult run_refusal_cell(BackendProtocol& backend, const RosterRow& row) {

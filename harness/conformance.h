@@ -46,7 +46,11 @@ CellResult run_row_cell(BackendProtocol& backend, const RosterRow& row);
 // message a hint), and every state probe must show the framework as it was before the request.
 CellResult run_refusal_cell(BackendProtocol& backend, const RosterRow& row);
 
-// run_refusal_cell for refusal rows, run_row_cell for the others.
+// A capability row: the flag's positive check on a live capture (validation that passes and can
+// fail; one evaluation and exact .tlspec round trip; derived grads equal to finite differences).
+CellResult run_capability_cell(BackendProtocol& backend, const RosterRow& row);
+
+// The cell for any row, by its family.
 CellResult run_cell(BackendProtocol& backend, const RosterRow& row);
 
 }  // namespace tl

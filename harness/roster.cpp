@@ -234,7 +234,7 @@ class Reader {
     RosterRow row;
     row.where = at(node);
     bool has_family = false;
-    for_each_key(node, "a row", {"id", "family", "description", "seed", "inputs", "tensors", "layers", "options", "forward", "expect"},
+    for_each_key(node, "a row", {"id", "family", "description", "seed", "inputs", "tensors", "layers", "options", "request", "capability", "forward", "expect"},
                  [&](const std::string& key, const YAML::Node& value) {
                    if (key == "id") {
                      row.id = scalar(value, "id");
@@ -246,7 +246,7 @@ class Reader {
                    } else if (key == "family") {
                      const std::string name = scalar(value, "family");
                      const auto family = family_from_string(name);
-                     if (!family) fail(value, "family '" + name + "' is not one of config_built, random_init, ecosystem, refusal");
+                     if (!family) fail(value, "family '" + name + "' is not one of config_built, random_init, ecosystem, refusal, capability");
                      row.family = *family;
                      has_family = true;
                    } else if (key == "description") {
@@ -259,6 +259,17 @@ class Reader {
                      row.tensors = tensor_map(value, "tensors");
                    } else if (key == "layers") {
                      row.layers = layers(value);
+                   } else if (key == "capability") {
+                     row.capability = scalar(value, "capability");
+                     static const std::set<std::string> flags{"has_validation_replay", "payload_materialization", "intermediate_derived_grads"};
+                     if (!flags.contains(row.capability)) {
+                       fail(value, "capability must be has_validation_replay, payload_materialization or intermediate_derived_grads");
+                     }
+                   } else if (key == "request") {
+                     row.request = scalar(value, "request");
+                     if (row.request != "trace" && row.request != "validate_loaded" && row.request != "derive_grads_loaded") {
+                       fail(value, "request must be trace, validate_loaded or derive_grads_loaded");
+                     }
                    } else if (key == "options") {
                      for_each_key(value, "options", {}, [&](const std::string& name, const YAML::Node& option) {
                        row.options[name] = scalar(option, "options." + name);
@@ -275,6 +286,9 @@ class Reader {
     if (row.forward.empty()) fail(node, "row '" + row.id + "' needs a 'forward' (a Python expression over its inputs)");
     if (row.inputs.empty()) fail(node, "row '" + row.id + "' needs at least one entry under 'inputs'");
     if (row.family == Family::RandomInit && !row.seed) fail(node, "random_init row '" + row.id + "' needs a 'seed'");
+    if ((row.family == Family::Capability) != !row.capability.empty()) {
+      fail(node, "row '" + row.id + "': a capability row needs 'capability: FLAG', and only capability rows take it");
+    }
     if ((row.family == Family::Refusal) != !row.expect.refusal.empty()) {
       fail(node, "row '" + row.id + "': a refusal row needs 'expect: {refusal: CODE}', and only refusal rows take it");
     }
@@ -302,12 +316,13 @@ const char* to_string(Family family) {
     case Family::RandomInit: return "random_init";
     case Family::Ecosystem: return "ecosystem";
     case Family::Refusal: return "refusal";
+    case Family::Capability: return "capability";
   }
   return "?";
 }
 
 std::optional<Family> family_from_string(const std::string& name) {
-  for (Family family : {Family::ConfigBuilt, Family::RandomInit, Family::Ecosystem, Family::Refusal}) {
+  for (Family family : {Family::ConfigBuilt, Family::RandomInit, Family::Ecosystem, Family::Refusal, Family::Capability}) {
     if (name == to_string(family)) return family;
   }
   return std::nullopt;

@@ -30,8 +30,9 @@ class RosterError : public std::runtime_error {
   SourceLocation where_;
 };
 
-// config_built, random_init and ecosystem rows capture a forward; refusal rows must be refused.
-enum class Family { ConfigBuilt, RandomInit, Ecosystem, Refusal };
+// config_built, random_init and ecosystem rows capture a forward; refusal rows must be refused;
+// capability rows prove one declared capability flag on a forward.
+enum class Family { ConfigBuilt, RandomInit, Ecosystem, Refusal, Capability };
 const char* to_string(Family family);
 std::optional<Family> family_from_string(const std::string& name);
 
@@ -77,6 +78,10 @@ struct RosterRow {
   // Trace options as written (module_identity_mode, random_seed, backend, capability requests such
   // as backward_capture: true, or any other name, which the backend must refuse).
   std::map<std::string, std::string> options;
+  // Refusal rows: what is asked. "trace" (the default) traces with the options; "validate_loaded"
+  // and "derive_grads_loaded" capture, save and load a .tlspec, then ask the audit-only trace.
+  std::string request = "trace";
+  std::string capability;  // capability rows: the flag they prove
   std::string forward;                // a Python expression, or a function body with `return`
   SourceLocation forward_where;
   Expectations expect;

@@ -6,9 +6,11 @@ namespace tl::tinygrad {
 
 std::vector<Capability> declared_capabilities() {
   return {
-      {"has_validation_replay", true, true, "", "UOp replay plus parent perturbation on `DEV=PYTHON` payloads", {}},
-      {"payload_materialization", true, true, "", "`array_payloads` via `.tlspec`; one realization per capture (realize-once)", {}},
-      {"intermediate_derived_grads", true, true, "", "opt-in through `GradOptions(intermediate_grads=True)`", {}},
+      {"has_validation_replay", true, true, "", "UOp replay plus parent perturbation on `DEV=PYTHON` payloads",
+       {"capability_validation_replay"}},
+      {"payload_materialization", true, true, "", "`array_payloads` via `.tlspec`; one realization per capture (realize-once)",
+       {"capability_payload_materialization"}},
+      {"intermediate_derived_grads", true, true, "", "opt-in through `GradOptions(intermediate_grads=True)`", {"capability_derived_grads"}},
       {"backward_capture", true, false, "backward_capture_unsupported", "", {"refuse_backward_capture"}},
       {"fastlog", true, false, "fastlog_unsupported", "", {"refuse_fastlog"}},
       {"can_intervene", true, false, "interventions_unsupported", "", {"refuse_interventions"}},
@@ -38,7 +40,8 @@ std::vector<Capability> declared_capabilities() {
        {"refuse_assign_input", "refuse_replace_input", "refuse_setitem_input", "refuse_inplace_add_input", "refuse_assign_through_view"}},
       {"A callable that returns no tinygrad Tensor", false, false, "tensor_output_required", "", {"refuse_float_output", "refuse_shape_output"}},
       {"No positional tinygrad Tensor input", false, false, "tinygrad_input_required", "", {"refuse_no_tensor_input"}},
-      {"Replay validation or derived gradients on an audit-only trace", false, false, "live_payloads_required", "", {}},
+      {"Replay validation or derived gradients on an audit-only trace", false, false, "live_payloads_required", "",
+       {"refuse_validate_loaded_trace", "refuse_derive_grads_loaded_trace"}},
   };
 }
 

@@ -3,7 +3,11 @@
 #include <pybind11/eval.h>
 #include <pybind11/pybind11.h>
 
+#include <unistd.h>
+
 #include <cstring>
+#include <filesystem>
+#include <optional>
 
 #include "backends/registry.h"
 #include "backends/tinygrad/capabilities.h"
@@ -177,6 +181,15 @@ class TinygradProtocol : public BackendProtocol {
     require_tinygrad();
     const RowFixture fixture = build_row(row);
     const TraceOptions options = trace_options_from(row.options);
+    // For requests on an audit-only trace, the trace is made first; the probes cover the request.
+    std::optional<Trace> loaded;
+    if (row.request != "trace") {
+      const Trace live = tl::trace(fixture.forward, fixture.inputs, options);
+      const auto directory = std::filesystem::temp_directory_path() / ("tl-" + row.id + "-" + std::to_string(::getpid()) + ".tlspec");
+      live.save(directory.string());
+      loaded = Trace::load(directory.string());
+      std::filesystem::remove_all(directory);
+    }
     py::dict scope;
     py::object before;
     with_python_errors([&] {
@@ -184,8 +197,20 @@ class TinygradProtocol : public BackendProtocol {
       before = scope["_tl_snapshot"](fixture.inputs);
     });
     try {
-      const Trace trace = tl::trace(fixture.forward, fixture.inputs, options);
-      attempt.message = "the request was not refused: it captured " + std::to_string(trace.size()) + " ops";
+      if (row.request == "validate_loaded") {
+        std::vector<Payload> outputs;
+        for (const Op* op : loaded->output_ops()) outputs.push_back(*op->out);
+        const ValidationStatus status = loaded->validate(outputs);
+        attempt.message = std::string("the audit-only trace was validated: ") + to_string(status.state);
+      } else if (row.request == "derive_grads_loaded") {
+        GradOptions grads;
+        grads.intermediate_grads = true;
+        loaded->derive_grads(grads);
+        attempt.message = "gradients were derived on the audit-only trace";
+      } else {
+        const Trace trace = tl::trace(fixture.forward, fixture.inputs, options);
+        attempt.message = "the request was not refused: it captured " + std::to_string(trace.size()) + " ops";
+      }
     } catch (const BackendUnsupportedError& error) {
       attempt.refused = true;
       attempt.code = std::string(error.code_name());

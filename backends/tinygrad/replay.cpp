@@ -88,12 +88,19 @@ ValidationStatus TinygradLiveGraph::validate(const Trace& trace, const std::vect
 
   // Structure: the trace's ops must still be the captured graph's nodes, one to one.
   if (trace.ops.size() != uops_.size()) {
-    const std::size_t first = std::min(trace.ops.size(), uops_.size());
-    Op missing;
-    missing.index = first;
-    missing.label = first < trace.ops.size() ? trace.ops[first].label : "(end of trace)";
-    decide(missing, "structure", "fail",
-           "the trace has " + std::to_string(trace.ops.size()) + " ops but the capture recorded " + std::to_string(uops_.size()));
+    with_python_errors([&] {
+      std::size_t first = 0;
+      while (first < trace.ops.size() && first < uops_.size() && trace.ops[first].index == first &&
+             trace.ops[first].framework_op == uops_[first].attr("op").attr("name").cast<std::string>()) {
+        ++first;
+      }
+      Op missing;
+      missing.index = first;
+      missing.label = first < uops_.size() ? "(a " + uops_[first].attr("op").attr("name").cast<std::string>() + " in the capture)" : "(past the capture)";
+      decide(missing, "structure", "fail",
+             "is missing from the trace or out of place: the trace has " + std::to_string(trace.ops.size()) +
+                 " ops, the capture recorded " + std::to_string(uops_.size()));
+    });
     status.state = ValidationState::Failed;
     return status;
   }

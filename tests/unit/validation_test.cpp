@@ -1,0 +1,164 @@
+// Replay validation can pass and can fail: corrupted payloads, rewired parents, dropped ops and a
+// wrong ground truth each fail, naming the op; exemptions are reported, never silently passed.
+#include <gtest/gtest.h>
+
+#include "backends/registry.h"
+#include "harness/refusal.h"
+#include "python_scope.h"
+
+namespace tl {
+namespace {
+
+namespace py = pybind11;
+using testing::python_scope;
+
+constexpr const char* kTutorial = R"PY(
+from tinygrad import Tensor
+weight = Tensor([[0.1, -0.2, 0.3], [0.4, 0.5, -0.6], [-0.7, 0.8, 0.9], [1.0, -1.1, 1.2]])
+bias = Tensor([0.0, 0.1, -0.1])
+def mlp(x):
+    return (x.matmul(weight) + bias).relu()
+x = Tensor([[-1.0, -0.5, 0.25, 1.0], [0.5, 1.5, -2.0, 0.75]])
+)PY";
+
+Trace tutorial_trace() {
+  py::dict scope = python_scope(kTutorial);
+  return tl::trace(scope["mlp"], py::make_tuple(scope["x"]));
+}
+
+std::vector<Payload> own_outputs(const Trace& trace) {
+  std::vector<Payload> outputs;
+  for (const Op* op : trace.output_ops()) outputs.push_back(*op->out);
+  return outputs;
+}
+
+std::size_t first_op_named(const Trace& trace, const std::string& framework_op) {
+  for (const Op& op : trace.ops) {
+    if (op.framework_op == framework_op) return op.index;
+  }
+  throw std::runtime_error("no " + framework_op);
+}
+
+TEST(Validation, TheSpecTutorialPassesThroughBothDoors) {
+  py::dict scope = python_scope(kTutorial);
+  const Trace trace = tl::trace(scope["mlp"], py::make_tuple(scope["x"]));
+  // Ground truth from a fresh eager forward, as the tutorial passes [mlp(x)].
+  const py::object eager = py::eval("mlp(x)", scope);
+  Payload truth = *trace.output_ops()[0]->out;
+  const py::list values = eager.attr("flatten")().attr("tolist")();
+  std::vector<double> numbers;
+  for (py::handle v : values) numbers.push_back(v.cast<double>());
+  truth = Payload::from_doubles(truth.dtype, truth.shape, numbers);
+  EXPECT_TRUE(trace.validate_forward_pass({truth}));
+  const auto protocol = backends::spec("tinygrad").protocol();
+  const ValidationStatus status = protocol->validate(trace, {truth});
+  EXPECT_EQ(status.state, ValidationState::Passed) << status.message;
+  EXPECT_GT(status.replayed, 10u);
+  bool saw_perturbation = false;
+  for (const Decision& decision : status.decisions) saw_perturbation |= decision.phase == "perturbation" && decision.decision == "pass";
+  EXPECT_TRUE(saw_perturbation);
+}
+
+TEST(Validation, CorruptedPayloadFailsNamingTheOp) {
+  Trace trace = tutorial_trace();
+  const std::size_t reduce = first_op_named(trace, "REDUCE");
+  trace.ops[reduce].out->bytes[0] ^= 0x40;
+  const ValidationStatus status = trace.validate(own_outputs(trace));
+  EXPECT_EQ(status.state, ValidationState::Failed);
+  // The corrupted op's own replay fails first (its consumers may fail too, later in order).
+  EXPECT_NE(status.message.find(trace.ops[reduce].label), std::string::npos) << status.message;
+  EXPECT_FALSE(trace.validate_forward_pass(own_outputs(trace)));
+}
+
+TEST(Validation, RewiredParentFails) {
+  Trace trace = tutorial_trace();
+  const std::size_t mul = first_op_named(trace, "MUL");
+  Op& op = trace.ops[mul];
+  ASSERT_EQ(op.parents.size(), 2u);
+  op.parents[0].op = op.parents[1].op;  // both operands now read the weight's expand: same shape, wrong source
+  const ValidationStatus status = trace.validate(own_outputs(trace));
+  EXPECT_EQ(status.state, ValidationState::Failed);
+  EXPECT_NE(status.message.find(op.label), std::string::npos) << status.message;
+}
+
+TEST(Validation, DroppedOpFails) {
+  Trace trace = tutorial_trace();
+  const std::vector<Payload> outputs = own_outputs(trace);
+  trace.ops.erase(trace.ops.begin() + 3);
+  const ValidationStatus status = trace.validate(outputs);
+  EXPECT_EQ(status.state, ValidationState::Failed);
+  EXPECT_NE(status.message.find("index 3"), std::string::npos) << status.message;
+  EXPECT_NE(status.message.find("missing"), std::string::npos) << status.message;
+}
+
+TEST(Validation, WrongGroundTruthFailsNamingTheOutput) {
+  const Trace trace = tutorial_trace();
+  std::vector<Payload> wrong = own_outputs(trace);
+  wrong[0] = Payload::from_doubles(wrong[0].dtype, wrong[0].shape, std::vector<double>(6, 0.5));
+  const ValidationStatus status = trace.validate(wrong);
+  EXPECT_EQ(status.state, ValidationState::Failed);
+  EXPECT_NE(status.message.find("relu.where:0"), std::string::npos) << status.message;
+  EXPECT_NE(status.message.find("ground_truth"), std::string::npos) << status.message;
+}
+
+TEST(Validation, ReluOfNegativeInputsIsExemptAndUnverified) {
+  py::dict scope = python_scope("from tinygrad import Tensor\nx = Tensor([[-30.0, -20.0], [-15.0, -40.0]])\n");
+  const Trace trace = tl::trace(py::eval("lambda x: x.relu()", scope), py::make_tuple(scope["x"]));
+  const ValidationStatus status = trace.validate(own_outputs(trace));
+  bool exempt_branch = false;
+  bool unverified = false;
+  for (const Decision& d : status.decisions) {
+    exempt_branch |= d.phase == "perturbation" && d.decision == "exempt" && d.reason.find("never selects") != std::string::npos;
+    unverified |= d.phase == "perturbation" && d.decision == "unverified";
+  }
+  EXPECT_TRUE(exempt_branch);
+  EXPECT_TRUE(unverified);  // the comparison: every perturbation of its parents stays below zero
+  EXPECT_NE(status.state, ValidationState::Failed) << status.message;
+}
+
+TEST(Validation, ComparisonFarFromItsBoundaryIsExempt) {
+  py::dict scope = python_scope("from tinygrad import Tensor\nx = Tensor([100.0, 200.0])\ny = Tensor([1.0, 2.0])\n");
+  const Trace trace = tl::trace(py::eval("lambda x, y: (x < y).where(x, y)", scope), py::make_tuple(scope["x"], scope["y"]));
+  const ValidationStatus status = trace.validate(own_outputs(trace));
+  bool comparison_exempt = false;
+  for (const Decision& d : status.decisions) {
+    comparison_exempt |= d.decision == "exempt" && d.reason.find("comparison far from its boundary") != std::string::npos;
+  }
+  EXPECT_TRUE(comparison_exempt);
+  EXPECT_EQ(status.state, ValidationState::Passed) << status.message;
+}
+
+TEST(Validation, NothingReplayedIsNeverPassed) {
+  py::dict scope = python_scope("from tinygrad import Tensor\nx = Tensor([1.0, 2.0])\n");
+  const Trace trace = tl::trace(py::eval("lambda x: x", scope), py::make_tuple(scope["x"]));
+  const ValidationStatus status = trace.validate(own_outputs(trace));
+  EXPECT_EQ(status.replayed, 0u);
+  EXPECT_EQ(status.state, ValidationState::Unverified);
+  EXPECT_FALSE(trace.validate_forward_pass(own_outputs(trace)));
+}
+
+TEST(Validation, AuditOnlyTraceRefusesBeforeDoingAnything) {
+  Trace trace = tutorial_trace();
+  const std::string directory = ::testing::TempDir() + "/audit.tlspec";
+  trace.save(directory);
+  Trace loaded = Trace::load(directory);
+  EXPECT_FALSE(loaded.has_live_payloads());
+  try {
+    loaded.validate(own_outputs(loaded));
+    FAIL() << "validated an audit-only trace";
+  } catch (const BackendUnsupportedError& error) {
+    EXPECT_EQ(error.code_name(), "live_payloads_required");
+  }
+  GradOptions options;
+  options.intermediate_grads = true;
+  try {
+    loaded.derive_grads(options);
+    FAIL() << "derived grads on an audit-only trace";
+  } catch (const BackendUnsupportedError& error) {
+    EXPECT_EQ(error.code_name(), "live_payloads_required");
+  }
+  for (const Op& op : loaded.ops) EXPECT_FALSE(op.grad.has_value());
+}
+
+}  // namespace
+}  // namespace tl
