@@ -19,13 +19,18 @@ std::vector<std::string> Args::all(const std::string& name) const {
   return found == values.end() ? std::vector<std::string>{} : found->second;
 }
 
-Args parse_args(int argc, const char* const* argv, const std::set<std::string>& valued, const std::set<std::string>& switches) {
+Args parse_args(int argc, const char* const* argv, const std::set<std::string>& valued, const std::set<std::string>& switches,
+                const std::string& positional) {
   Args args;
   if (argc < 2) throw UsageError("no command given");
   args.command = argv[1];
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (!arg.starts_with("--")) throw UsageError("unexpected argument '" + arg + "'");
+    if (!arg.starts_with("--")) {
+      if (positional.empty() || args.values.contains(positional)) throw UsageError("unexpected argument '" + arg + "'");
+      args.values[positional].push_back(arg);
+      continue;
+    }
     const std::string name = arg.substr(2);
     if (valued.contains(name)) {
       if (i + 1 >= argc) throw UsageError("--" + name + " needs a value");

@@ -27,8 +27,9 @@ struct Args {
   std::vector<std::string> all(const std::string& name) const;
 };
 
-// Parses argv against what `command` accepts: flags taking a value and plain switches.
+// Parses argv against what `command` accepts: flags taking a value, plain switches, and (when
+// `positional` names one) a single bare argument stored as that value.
 Args parse_args(int argc, const char* const* argv, const std::set<std::string>& valued,
-                const std::set<std::string>& switches);
+                const std::set<std::string>& switches, const std::string& positional = "");
 
 }  // namespace tl::cli

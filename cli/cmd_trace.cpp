@@ -6,18 +6,11 @@
 #include "backends/tinygrad/row_fixture.h"
 #include "cli/commands.h"
 #include "harness/trace_json.h"
+#include "harness/trace_options.h"
 
 namespace tl::cli {
 
-int trace_command(const Args& args) {
-  const std::vector<Roster> rosters = load_rosters(args);
-  const RosterRow& row = find_row(rosters, args.required("row"));
-  const tinygrad::RowFixture fixture = tinygrad::build_row(row);
-  const Trace trace = tl::trace(fixture.forward, fixture.inputs);
-  if (args.has("json")) {
-    std::cout << trace_to_json(trace).dump(2) << "\n";
-    return kExitPassed;
-  }
+void print_ops(const Trace& trace) {
   std::printf("%-5s %-28s %-9s %-8s %-8s %-14s %s\n", "index", "label", "kind", "const", "dtype", "shape", "parents");
   for (const Op& op : trace.ops) {
     std::string parents;
@@ -27,7 +20,24 @@ int trace_command(const Args& args) {
   }
   std::printf("%zu ops; outputs:", trace.size());
   for (std::size_t output : trace.outputs) std::printf(" %zu", output);
-  std::printf("; %d evaluation(s), %d kernel(s), device %s\n", trace.stats.evaluations, trace.stats.kernels, trace.device.c_str());
+  std::printf("\n");
+}
+
+int trace_command(const Args& args) {
+  const std::vector<Roster> rosters = load_rosters(args);
+  const RosterRow& row = find_row(rosters, args.required("row"));
+  const tinygrad::RowFixture fixture = tinygrad::build_row(row);
+  const Trace trace = tl::trace(fixture.forward, fixture.inputs, trace_options_from(row.options));
+  if (args.values.contains("save")) {
+    trace.save(args.required("save"), !args.has("no-payloads"));
+    std::cerr << "saved " << trace.size() << " ops to " << args.required("save") << std::endl;
+  }
+  if (args.has("json")) {
+    std::cout << trace_to_json(trace).dump(2) << "\n";
+    return kExitPassed;
+  }
+  print_ops(trace);
+  std::printf("%d evaluation(s), %d kernel(s), device %s\n", trace.stats.evaluations, trace.stats.kernels, trace.device.c_str());
   return kExitPassed;
 }
 

@@ -25,6 +25,8 @@ int trace_command(const Args& args);
 int cell_command(const Args& args);
 int run_command(const Args& args);
 int capabilities_command(const Args& args);
+int validate_command(const Args& args);
+int inspect_command(const Args& args);
 
 // The capability table with states from the cells of a pinned-leg scorecard file.
 std::vector<CapabilityRow> capability_rows_from(const std::string& scorecard_path);

@@ -5,13 +5,19 @@
 
 #include "cli/commands.h"
 #include "harness/errors.h"
+#include "harness/refusal.h"
+#include "harness/tlspec.h"
 
 namespace {
 
 constexpr const char* kUsage = R"(usage: tlconform COMMAND [options]
 commands:
   list [--roster FILE ...] [--ctest]          rows and cells (no Python is started)
-  trace --row ID [--roster FILE ...] [--json]  capture one row and print its ops
+  trace --row ID [--roster FILE ...] [--json] [--save DIR [--no-payloads]]
+                                              capture one row and print its ops; save a .tlspec
+  validate --row ID [--roster FILE ...] [--json]
+                                              replay-validate one row; print every decision
+  inspect DIR [--json]                        print a saved .tlspec bundle (no Python started)
   cell --row ID [--roster FILE ...] [--json]   run one row's cell in this process
   run [--roster FILE ...] [--row ID ...] [--out FILE] [--timeout SECONDS] [--json]
                                               run cells, each in its own process; print a
@@ -25,6 +31,7 @@ struct Command {
   int (*run)(const tl::cli::Args&);
   std::set<std::string> valued;
   std::set<std::string> switches;
+  std::string positional;  // the name a bare argument is stored under, if the command takes one
 };
 
 }  // namespace
@@ -33,7 +40,9 @@ int main(int argc, char** argv) {
   using namespace tl::cli;
   const std::map<std::string, Command> commands{
       {"list", {list_command, {"roster"}, {"ctest"}}},
-      {"trace", {trace_command, {"roster", "row"}, {"json"}}},
+      {"trace", {trace_command, {"roster", "row", "save"}, {"json", "no-payloads"}}},
+      {"validate", {validate_command, {"roster", "row"}, {"json"}}},
+      {"inspect", {inspect_command, {"bundle"}, {"json"}, "bundle"}},
       {"cell", {cell_command, {"roster", "row"}, {"json"}}},
       {"run", {run_command, {"roster", "row", "out", "timeout"}, {"json"}}},
       {"capabilities", {capabilities_command, {"scorecard"}, {"json", "markdown"}}},
@@ -45,11 +54,17 @@ int main(int argc, char** argv) {
     }
     const auto found = commands.find(argv[1]);
     if (found == commands.end()) throw UsageError(std::string("unknown command '") + argv[1] + "'");
-    const Args args = parse_args(argc, argv, found->second.valued, found->second.switches);
+    const Args args = parse_args(argc, argv, found->second.valued, found->second.switches, found->second.positional);
     return found->second.run(args);
   } catch (const UsageError& error) {
     std::cerr << "tlconform: " << error.what() << "\n" << kUsage;
     return kExitUsage;
+  } catch (const tl::TlspecError& error) {
+    std::cerr << "tlconform: bad .tlspec bundle: " << error.what() << "\n";
+    return kExitUsage;
+  } catch (const tl::BackendUnsupportedError& error) {
+    std::cerr << "tlconform: refused (" << error.code_name() << "): " << error.what() << "\n";
+    return kExitFailed;
   } catch (const tl::RosterError& error) {
     std::cerr << "tlconform: roster error: " << error.what() << "\n";
     return kExitUsage;

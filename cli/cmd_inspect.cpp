@@ -1,0 +1,25 @@
+// tlconform inspect: print a saved .tlspec bundle (no Python is started).
+#include <cstdio>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "harness/trace_json.h"
+
+namespace tl::cli {
+
+void print_ops(const Trace& trace);
+
+int inspect_command(const Args& args) {
+  if (!args.values.contains("bundle")) throw UsageError("inspect needs a bundle directory: tlconform inspect DIR");
+  const Trace trace = Trace::load(args.required("bundle"));
+  if (args.has("json")) {
+    std::cout << trace_to_json(trace).dump(2) << "\n";
+    return kExitPassed;
+  }
+  print_ops(trace);
+  std::printf("backend %s, tinygrad %s, device %s, %s\n", trace.backend.c_str(), trace.framework_version.c_str(), trace.device.c_str(),
+              trace.ops.empty() || trace.ops[0].out ? "payloads included (audit-only: no live replay)\n" : "saved without payloads (audit-only)\n");
+  return kExitPassed;
+}
+
+}  // namespace tl::cli
