@@ -20,7 +20,7 @@ std::vector<Capability> declared_capabilities() {
       {"Closure constant with a readable buffer", false, true, "",
        "recorded as a parentless `buffer` op with payload (`tinygrad_constant_kind=\"closure\"`)", {"tutorial_mlp", "mlp_softmax"}},
       {"Literal producer (`Tensor.ones`, `Tensor.full`, scalar `const`)", false, true, "",
-       "parentless op with payload (`tinygrad_constant_kind=\"literal\"`)", {"literal_producers"}},
+       "parentless op with payload (`tinygrad_constant_kind=\"literal\"`)", {"movement_broadcast", "tutorial_mlp"}},
       {"Closure constant built from a NumPy array (`Tensor(ndarray)`, not yet realized)", false, true, "",
        "realized in the capture's single evaluation; a value tinygrad cannot realize refuses `constant_unrealizable` naming the op",
        {"closure_ndarray"}},
