@@ -15,17 +15,29 @@ std::string bracket(const std::string& text) { return "[==[" + text + "]==]"; }
 int list_command(const Args& args) {
   const std::vector<Roster> rosters = load_rosters(args);
   if (args.has("ctest")) {
-    // Read by tests/conformance/discover_cells.cmake at ctest time: one test per cell.
+    // Read by tests/conformance/discover_cells.cmake at ctest time: one test per cell, each
+    // recording its result for the scorecard check that runs after all of them.
     const std::string self = std::filesystem::canonical("/proc/self/exe").string();
+    const std::string record = args.value("record", "");
+    std::string all_cells;
     for (const Roster& roster : rosters) {
       const std::string file = std::filesystem::absolute(std::filesystem::path(TL_SOURCE_DIR) / roster.file).string();
       for (const RosterRow& row : roster.rows) {
         const std::string name = "conformance." + row.id;
+        all_cells += (all_cells.empty() ? "" : ";") + name;
         std::cout << "add_test(" << bracket(name) << " " << bracket(self) << " cell --roster " << bracket(file) << " --row "
-                  << bracket(row.id) << ")\n"
+                  << bracket(row.id) << (record.empty() ? "" : " --record " + bracket(record)) << ")\n"
                   << "set_tests_properties(" << bracket(name) << " PROPERTIES LABELS " << bracket(std::string("conformance;") + to_string(row.family))
                   << " SKIP_RETURN_CODE " << kExitSkipped << " TIMEOUT 600 WORKING_DIRECTORY " << bracket(TL_SOURCE_DIR) << ")\n";
       }
+    }
+    if (!record.empty()) {
+      // The pinned leg's check: the recorded cells against the committed scorecard.
+      const std::string check = "conformance.scorecard_check";
+      std::cout << "add_test(" << bracket(check) << " " << bracket(self) << " scorecard --backend tinygrad --check --from " << bracket(record)
+                << ")\n"
+                << "set_tests_properties(" << bracket(check) << " PROPERTIES LABELS " << bracket("conformance;scorecard") << " DEPENDS "
+                << bracket(all_cells) << " WORKING_DIRECTORY " << bracket(TL_SOURCE_DIR) << ")\n";
     }
     return kExitPassed;
   }

@@ -12,16 +12,23 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: tlconform COMMAND [options]
 commands:
-  list [--roster FILE ...] [--ctest]          rows and cells (no Python is started)
+  list [--roster FILE ...] [--ctest [--record DIR]]
+                                              rows and cells (no Python is started)
   trace --row ID [--roster FILE ...] [--json] [--save DIR [--no-payloads]]
                                               capture one row and print its ops; save a .tlspec
   validate --row ID [--roster FILE ...] [--json]
                                               replay-validate one row; print every decision
   inspect DIR [--json]                        print a saved .tlspec bundle (no Python started)
-  cell --row ID [--roster FILE ...] [--json]   run one row's cell in this process
-  run [--roster FILE ...] [--row ID ...] [--out FILE] [--timeout SECONDS] [--json]
+  cell --row ID [--roster FILE ...] [--json] [--record DIR]
+                                              run one row's cell in this process (--record
+                                              also writes DIR/ID.json for scorecard --from)
+  run [--roster FILE ...] [--row ID ...] [--out FILE] [--timeout SECONDS] [--jobs N] [--json]
                                               run cells, each in its own process; print a
                                               summary; write a scorecard (default build/scorecard.json)
+  scorecard --backend tinygrad [--write] [--check] [--leg NAME] [--from DIR] [--out FILE] [--jobs N]
+                                              every cell as a scorecard; --write updates the committed
+                                              one (pinned leg), --check reports drift, fails on regressions
+  doctor [--json] [--scorecard FILE]          environment and backend health rows
   capabilities [--scorecard FILE] [--json | --markdown]
                                               the can-and-cannot table, states computed from the
                                               cells of a pinned scorecard (default: the committed one)
@@ -39,12 +46,14 @@ struct Command {
 int main(int argc, char** argv) {
   using namespace tl::cli;
   const std::map<std::string, Command> commands{
-      {"list", {list_command, {"roster"}, {"ctest"}}},
+      {"list", {list_command, {"roster", "record"}, {"ctest"}}},
       {"trace", {trace_command, {"roster", "row", "save"}, {"json", "no-payloads"}}},
       {"validate", {validate_command, {"roster", "row"}, {"json"}}},
       {"inspect", {inspect_command, {"bundle"}, {"json"}, "bundle"}},
-      {"cell", {cell_command, {"roster", "row"}, {"json"}}},
-      {"run", {run_command, {"roster", "row", "out", "timeout"}, {"json"}}},
+      {"cell", {cell_command, {"roster", "row", "record"}, {"json"}}},
+      {"run", {run_command, {"roster", "row", "out", "timeout", "jobs", "leg"}, {"json"}}},
+      {"scorecard", {scorecard_command, {"backend", "roster", "out", "timeout", "jobs", "leg", "from"}, {"write", "check"}}},
+      {"doctor", {doctor_command, {"scorecard"}, {"json"}}},
       {"capabilities", {capabilities_command, {"scorecard"}, {"json", "markdown"}}},
   };
   try {

@@ -4,6 +4,10 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <set>
+
+#include "harness/capabilities.h"
 
 namespace tl {
 
@@ -40,17 +44,53 @@ nlohmann::json make_scorecard(const BackendSpec& spec, const RunFacts& facts, co
   card["spec"] = {{"distribution", spec.distribution}, {"supported_range", spec.supported_range},
                   {"pinned_version", spec.pinned_version}, {"install_extra", spec.install_extra},
                   {"maturity", spec.maturity}, {"materialization", spec.materialization}, {"device", spec.device}};
-  card["provenance"] = {{"framework_version_pinned", spec.pinned_version}, {"framework_version_seen", facts.framework_version_seen},
+  card["provenance"] = {{"harness_version", facts.harness_version},   {"git_commit", facts.git_commit},
+                        {"framework_version_pinned", spec.pinned_version}, {"framework_version_seen", facts.framework_version_seen},
                         {"python_version", facts.python_version}, {"roster_digest", facts.roster_digest}, {"leg", facts.leg}};
   card["cells"] = nlohmann::json::array();
+  std::map<std::string, CellState> states;
   for (const CellResult& cell : cells) {
-    nlohmann::json entry = cell.to_json();
-    entry.erase("message");  // free text can carry paths and timings; the state is what is compared
+    // Check names and verdicts only: details and messages carry numbers and paths that vary by run.
+    nlohmann::json entry{{"id", cell.id}, {"family", cell.family}, {"roster", cell.roster.str()}, {"state", to_string(cell.state)}};
+    if (!cell.refusal_code.empty()) entry["refusal_code"] = cell.refusal_code;
+    if (cell.ops) entry["ops"] = *cell.ops;
+    entry["checks"] = nlohmann::json::array();
+    for (const Check& check : cell.checks) {
+      entry["checks"].push_back(check.name);
+      if (!check.passed) entry["failed_checks"].push_back(check.name);
+    }
     card["cells"].push_back(entry);
+    states[cell.id] = cell.state;
   }
+  card["capabilities"] = capabilities_json(summarize_capabilities(spec.capabilities, states));
   card["summary"] = summarize(cells);
   card["run"] = facts.run;
   return card;
+}
+
+std::vector<Drift> scorecard_drift(const nlohmann::json& committed, const nlohmann::json& fresh) {
+  std::vector<Drift> drift;
+  auto compare = [&](const char* section, const char* what, const char* key, auto is_regression) {
+    std::map<std::string, std::string> before;
+    const nlohmann::json committed_entries = committed.value(section, nlohmann::json::array());
+    const nlohmann::json fresh_entries = fresh.value(section, nlohmann::json::array());
+    for (const auto& entry : committed_entries) before[entry.at(key)] = entry.at("state");
+    std::set<std::string> seen;
+    for (const auto& entry : fresh_entries) {
+      const std::string id = entry.at(key);
+      const std::string after = entry.at("state");
+      seen.insert(id);
+      const auto found = before.find(id);
+      const std::string was = found == before.end() ? "absent" : found->second;
+      if (was != after) drift.push_back({what, id, was, after, is_regression(was, after)});
+    }
+    for (const auto& [id, was] : before) {
+      if (!seen.contains(id)) drift.push_back({what, id, was, "absent", true});
+    }
+  };
+  compare("cells", "cell", "id", [](const std::string& was, const std::string& now) { return was == "passed" && now != "passed"; });
+  compare("capabilities", "capability", "name", [](const std::string& was, const std::string& now) { return was != "untested" && now != was; });
+  return drift;
 }
 
 }  // namespace tl

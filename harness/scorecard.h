@@ -12,6 +12,8 @@
 namespace tl {
 
 struct RunFacts {
+  std::string harness_version;
+  std::string git_commit;
   std::string framework_version_seen;
   std::string python_version;
   std::string roster_digest;  // of the roster files' bytes, in name order
@@ -22,7 +24,21 @@ struct RunFacts {
 // A digest of files' contents (FNV-1a 64, hex), stable across machines.
 std::string digest_files(const std::vector<std::string>& paths);
 
+// The whole card: spec, provenance, cells (roster order), capability states computed from the
+// cells, a summary, and the run-dependent `run` object. Keys are sorted (nlohmann objects are).
 nlohmann::json make_scorecard(const BackendSpec& spec, const RunFacts& facts, const std::vector<CellResult>& cells);
+
+// One cell's or capability's change between two scorecards, e.g. "passed -> failed".
+struct Drift {
+  std::string what;  // "cell" or "capability"
+  std::string id;
+  std::string before;  // "absent" when it was not there
+  std::string after;
+  bool regression = false;  // a passed cell that no longer passes, a proven capability now unproven, a lost cell
+};
+
+// Drift of cell states and capability states from `committed` to `fresh`, in the fresh card's order.
+std::vector<Drift> scorecard_drift(const nlohmann::json& committed, const nlohmann::json& fresh);
 
 // Counts by state, overall and per family.
 nlohmann::json summarize(const std::vector<CellResult>& cells);

@@ -1,0 +1,95 @@
+// tlconform scorecard: the whole suite as a scorecard. --write replaces the committed scorecard
+// (the pinned leg only); --check compares with it and fails on regressions, printing every drift
+// as `before -> after`. --from DIR reads cell results recorded by `tlconform cell --record DIR`
+// (as the CTest cells do) instead of running the cells again.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "backends/registry.h"
+#include "cli/cell_runner.h"
+#include "cli/commands.h"
+#include "cli/scorecard_facts.h"
+#include "harness/atomic_file.h"
+
+namespace tl::cli {
+
+void print_cell_line(const CellRun& run);
+void print_summary(const nlohmann::json& card);
+std::vector<CellResult> results_of(const std::vector<CellRun>& runs);
+
+namespace {
+
+std::vector<CellRun> recorded_runs(const std::vector<Roster>& rosters, const std::string& directory) {
+  std::vector<CellRun> runs;
+  for (const Roster& roster : rosters) {
+    for (const RosterRow& row : roster.rows) {
+      CellRun run;
+      run.result.id = row.id;
+      run.result.family = to_string(row.family);
+      run.result.roster = row.where;
+      run.result.state = CellState::HarnessError;
+      run.result.message = "no recorded result in " + directory + " (run the cells first: ctest -L conformance)";
+      std::ifstream in(std::filesystem::path(directory) / (row.id + ".json"));
+      if (in) {
+        try {
+          run.result = CellResult::from_json(nlohmann::json::parse(in));
+        } catch (const std::exception& error) {
+          run.result.message = std::string("unreadable recorded result: ") + error.what();
+        }
+      }
+      runs.push_back(run);
+    }
+  }
+  return runs;
+}
+
+}  // namespace
+
+int scorecard_command(const Args& args) {
+  const BackendSpec& spec = backends::spec(args.value("backend", "tinygrad"));
+  const std::vector<Roster> rosters = load_rosters(args);
+  const std::string leg = args.value("leg", "pinned");
+  const std::vector<CellRun> runs =
+      args.values.contains("from")
+          ? recorded_runs(rosters, args.required("from"))
+          : run_cells(rosters, {}, std::stoi(args.value("jobs", "2")), std::chrono::seconds(std::stoi(args.value("timeout", "600"))),
+                      [](const CellRun& run) {
+                        if (run.result.state != CellState::Passed) print_cell_line(run);
+                      });
+  const RunFacts facts = scorecard_facts(rosters, runs, leg);
+  const nlohmann::json card = make_scorecard(spec, facts, results_of(runs));
+  const std::string out = args.value("out", (std::filesystem::path(TL_SOURCE_DIR) / "build" / ("scorecard-" + leg + ".json")).string());
+  std::filesystem::create_directories(std::filesystem::absolute(out).parent_path());
+  write_file_atomically(out, card.dump(2) + "\n");
+  print_summary(card);
+  std::cout << "scorecard written to " << out << "\n";
+
+  int status = kExitPassed;
+  for (const CellRun& run : runs) {
+    if (run.result.state != CellState::Passed && run.result.state != CellState::Skipped) status = kExitFailed;
+  }
+  if (args.has("write")) {
+    if (leg != "pinned" || facts.framework_version_seen != spec.pinned_version) {
+      throw UsageError("--write is for the pinned leg on tinygrad " + spec.pinned_version + " (this is leg " + leg + " on " +
+                       facts.framework_version_seen + ")");
+    }
+    write_file_atomically(committed_scorecard_path(), card.dump(2) + "\n");
+    std::cout << "committed scorecard updated: " << committed_scorecard_path() << "\n";
+  }
+  if (args.has("check")) {
+    std::ifstream in(committed_scorecard_path());
+    if (!in) throw UsageError("no committed scorecard at " + committed_scorecard_path() + " to check against");
+    const std::vector<Drift> drift = scorecard_drift(nlohmann::json::parse(in), card);
+    int regressions = 0;
+    for (const Drift& d : drift) {
+      std::cout << (d.regression ? "REGRESSION " : "drift      ") << d.what << " " << d.id << ": " << d.before << " -> " << d.after << "\n";
+      regressions += d.regression ? 1 : 0;
+    }
+    std::cout << "check against " << committed_scorecard_path() << ": " << drift.size() << " drift(s), " << regressions << " regression(s)\n";
+    if (regressions != 0) status = kExitFailed;
+  }
+  return status;
+}
+
+}  // namespace tl::cli

@@ -1,0 +1,56 @@
+#include "cli/scorecard_facts.h"
+
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+
+#include "harness/python_runtime.h"
+
+namespace tl::cli {
+namespace {
+
+std::string git_commit() {
+  const std::string command = std::string("git -C '") + TL_SOURCE_DIR + "' rev-parse HEAD 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return "unknown";
+  std::array<char, 64> buffer{};
+  std::string out;
+  while (fgets(buffer.data(), buffer.size(), pipe) != nullptr) out += buffer.data();
+  pclose(pipe);
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out.empty() ? "unknown" : out;
+}
+
+}  // namespace
+
+std::string committed_scorecard_path() {
+  return (std::filesystem::path(TL_SOURCE_DIR) / "scorecards" / "tinygrad" / "scorecard.json").string();
+}
+
+RunFacts scorecard_facts(const std::vector<Roster>& rosters, const std::vector<CellRun>& runs, const std::string& leg) {
+  RunFacts facts;
+  facts.harness_version = TL_HARNESS_VERSION;
+  facts.git_commit = git_commit();
+  facts.leg = leg;
+  try {
+    const RuntimeInfo& runtime = python_runtime();
+    facts.framework_version_seen = runtime.tinygrad_version;
+    facts.python_version = runtime.python_version;
+  } catch (const std::exception& error) {
+    facts.framework_version_seen = "unavailable";
+  }
+  std::vector<std::string> files;
+  for (const Roster& roster : rosters) files.push_back(roster_path(roster));
+  facts.roster_digest = digest_files(files);
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  nlohmann::json durations = nlohmann::json::object();
+  for (const CellRun& run : runs) durations[run.result.id] = run.seconds;
+  facts.run = {{"date", std::time(nullptr)}, {"host", host}, {"durations_s", durations}};
+  return facts;
+}
+
+}  // namespace tl::cli
