@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
-# The main job: build, then the pinned conformance run. It prints one line per cell and a
-# summary, and writes the scorecard (default build/scorecard.json; extra args go to `tlconform run`).
+# The main job: build, then the pinned conformance run. Every cell runs in its own process; the run
+# prints the cells that did not pass, a summary by state and family, writes the scorecard
+# (build/scorecard-pinned.json), and then prints the doctor rows (backend_scorecard:tinygrad among them).
+# Extra arguments go to `tlconform scorecard` (for example --check, or --write on the pinned leg).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bash "$root/ci/build.sh"
-"$root/build/bin/tlconform" run "$@"
+status=0
+"$root/build/bin/tlconform" scorecard --backend tinygrad "$@" || status=$?
+echo
+"$root/build/bin/tlconform" doctor || status=$((status == 0 ? $? : status))
+exit "$status"

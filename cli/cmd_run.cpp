@@ -26,7 +26,9 @@ void print_summary(const nlohmann::json& card) {
   for (const auto& [state, count] : summary["by_state"].items()) std::cout << ", " << count.get<int>() << " " << state;
   std::cout << "\n";
   for (const auto& [family, counts] : summary["by_family"].items()) {
-    std::cout << "  " << family << ": " << counts.value("passed", 0) << "/" << counts.value("total", 0) << " passed\n";
+    std::cout << "  " << family << ": " << counts.value("passed", 0) << "/" << counts.value("total", 0) << " passed";
+    if (counts.value("skipped", 0) != 0) std::cout << ", " << counts.value("skipped", 0) << " skipped";
+    std::cout << "\n";
   }
 }
 

@@ -28,6 +28,7 @@ int capabilities_command(const Args& args);
 int validate_command(const Args& args);
 int scorecard_command(const Args& args);
 int doctor_command(const Args& args);
+int spec_command(const Args& args);
 int inspect_command(const Args& args);
 
 // The capability table with states from the cells of a pinned-leg scorecard file.

@@ -29,6 +29,7 @@ commands:
                                               every cell as a scorecard; --write updates the committed
                                               one (pinned leg), --check reports drift, fails on regressions
   doctor [--json] [--scorecard FILE]          environment and backend health rows
+  spec [--backend NAME] [--json | --field F]  the backend's requirement table (no Python started)
   capabilities [--scorecard FILE] [--json | --markdown]
                                               the can-and-cannot table, states computed from the
                                               cells of a pinned scorecard (default: the committed one)
@@ -54,6 +55,7 @@ int main(int argc, char** argv) {
       {"run", {run_command, {"roster", "row", "out", "timeout", "jobs", "leg"}, {"json"}}},
       {"scorecard", {scorecard_command, {"backend", "roster", "out", "timeout", "jobs", "leg", "from"}, {"write", "check"}}},
       {"doctor", {doctor_command, {"scorecard"}, {"json"}}},
+      {"spec", {spec_command, {"backend", "field"}, {"json"}}},
       {"capabilities", {capabilities_command, {"scorecard"}, {"json", "markdown"}}},
   };
   try {

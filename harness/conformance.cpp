@@ -1,6 +1,7 @@
 #include "harness/conformance.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 
 #include <filesystem>
@@ -166,6 +167,11 @@ CellResult CellResult::from_json(const nlohmann::json& json) {
 
 namespace {
 
+bool ecosystem_enabled() {
+  const char* flag = std::getenv("TORCHLENS_CONFORMANCE_ECOSYSTEM");
+  return flag != nullptr && std::string(flag) == "1";
+}
+
 CellResult started(const RosterRow& row) {
   CellResult result;
   result.id = row.id;
@@ -189,6 +195,12 @@ void settle(CellResult& result) {
 }  // namespace
 
 CellResult run_cell(BackendProtocol& backend, const RosterRow& row) {
+  if (row.family == Family::Ecosystem && !ecosystem_enabled()) {
+    CellResult result = started(row);
+    result.state = CellState::Skipped;
+    result.message = "ecosystem rows run only with TORCHLENS_CONFORMANCE_ECOSYSTEM=1";
+    return result;
+  }
   if (row.family == Family::Refusal) return run_refusal_cell(backend, row);
   if (row.family == Family::Capability) return run_capability_cell(backend, row);
   return run_row_cell(backend, row);

@@ -42,6 +42,9 @@ const std::vector<RefusalInfo>& refusal_registry() {
        "pass at least one tinygrad Tensor positionally"},
       {C::LivePayloadsRequired, "live_payloads_required", "replay or derived gradients on an audit-only trace", "DEV=PYTHON",
        "capture in a process with DEV=PYTHON and use that trace, not a loaded or non-PYTHON one"},
+      {C::FunctionCallUnsupported, "function_call_unsupported",
+       "the forward calls a tinygrad @function (a FUNCTION/CALL node), whose body the capture cannot see into yet", "no silent holes",
+       "trace the function's Python body directly (without the @function wrapper)"},
   };
   return registry;
 }

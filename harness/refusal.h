@@ -29,6 +29,7 @@ enum class RefusalCode {
   TensorOutputRequired,
   TinygradInputRequired,
   LivePayloadsRequired,
+  FunctionCallUnsupported,
 };
 
 struct RefusalInfo {

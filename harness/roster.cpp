@@ -234,7 +234,7 @@ class Reader {
     RosterRow row;
     row.where = at(node);
     bool has_family = false;
-    for_each_key(node, "a row", {"id", "family", "description", "seed", "inputs", "tensors", "layers", "options", "request", "capability", "forward", "expect"},
+    for_each_key(node, "a row", {"id", "family", "description", "seed", "inputs", "tensors", "layers", "options", "request", "capability", "setup", "forward", "expect"},
                  [&](const std::string& key, const YAML::Node& value) {
                    if (key == "id") {
                      row.id = scalar(value, "id");
@@ -259,6 +259,8 @@ class Reader {
                      row.tensors = tensor_map(value, "tensors");
                    } else if (key == "layers") {
                      row.layers = layers(value);
+                   } else if (key == "setup") {
+                     row.setup = scalar(value, "setup");
                    } else if (key == "capability") {
                      row.capability = scalar(value, "capability");
                      static const std::set<std::string> flags{"has_validation_replay", "payload_materialization", "intermediate_derived_grads"};

@@ -75,6 +75,9 @@ struct RosterRow {
   std::vector<TensorSpec> inputs;     // positional arguments of the forward, in order
   std::vector<TensorSpec> tensors;    // closure tensors the forward reads
   std::vector<LayerSpec> layers;
+  // Python run after seeding and before the tensors, in the row's scope: how an ecosystem row
+  // builds a model by import path (e.g. `from tinygrad.llm.model import TransformerBlock`).
+  std::string setup;
   // Trace options as written (module_identity_mode, random_seed, backend, capability requests such
   // as backward_capture: true, or any other name, which the backend must refuse).
   std::map<std::string, std::string> options;

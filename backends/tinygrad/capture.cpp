@@ -68,6 +68,7 @@ class GraphWalker {
         continue;
       }
       if (expanded.contains(frame.uop)) continue;  // already waiting lower on the stack
+      refuse_function_calls(frame.uop);
       expanded.add(frame.uop);
       stack.push_back({frame.uop, true});
       const py::tuple sources = frame.uop.attr("src");
@@ -88,6 +89,15 @@ class GraphWalker {
       if (source.attr("op").attr("name").cast<std::string>() == "UNIQUE") return true;
     }
     return false;
+  }
+
+  // No silent holes: a call's body hides behind void FUNCTION/CALL nodes the walk would skip.
+  static void refuse_function_calls(const py::handle& uop) {
+    const auto name = uop.attr("op").attr("name").cast<std::string>();
+    if (name == "GETTUPLE" || name == "FUNCTION" || name == "CALL") {
+      throw BackendUnsupportedError(RefusalCode::FunctionCallUnsupported, "tinygrad",
+                                    "the output graph reaches a " + name + " node made by a tinygrad @function");
+    }
   }
 
   const TinygradApi& api_;

@@ -12,6 +12,7 @@
 #include "backends/registry.h"
 #include "backends/tinygrad/capabilities.h"
 #include "backends/tinygrad/capture.h"
+#include "backends/tinygrad/preflight.h"
 #include "backends/tinygrad/row_fixture.h"
 #include "backends/tinygrad/tinygrad_api.h"
 #include "harness/python_runtime.h"
@@ -125,7 +126,8 @@ class TinygradProtocol : public BackendProtocol {
 
   RowCapture capture_row(const RosterRow& row) override {
     RowCapture result;
-    require_tinygrad();
+    // An out-of-range tinygrad refuses before the row's objects are even built.
+    refuse_unsupported_version(require_tinygrad().tinygrad_version);
     const RowFixture fixture = build_row(row);
     py::dict scope;
     py::object probe;

@@ -26,7 +26,9 @@ def _tl_tensor(spec):
 def _tl_build(row):
     if row["seed"] is not None:
         Tensor.manual_seed(row["seed"])
-    scope = {"Tensor": Tensor, "dtypes": dtypes, "nn": nn, "np": np}
+    scope = {"Tensor": Tensor, "dtypes": dtypes, "nn": nn, "np": np, "source_dir": row["source_dir"]}
+    if row["setup"]:
+        exec(compile(row["setup"], row["forward_file"], "exec"), scope)
     for layer in row["layers"]:
         scope[layer["name"]] = getattr(nn, layer["type"])(*layer["args"], **layer["kwargs"])
     for spec in row["tensors"]:
@@ -87,6 +89,8 @@ RowFixture build_row(const RosterRow& row) {
     for (const TensorSpec& input : row.inputs) inputs.append(tensor_spec(input));
     spec["inputs"] = inputs;
     spec["forward"] = row.forward;
+    spec["setup"] = row.setup;
+    spec["source_dir"] = TL_SOURCE_DIR;
     spec["forward_file"] = row.forward_where.file;
     spec["forward_line"] = row.forward_where.line;
     const py::tuple built = scope["_tl_build"](spec);

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -38,11 +39,15 @@ Trace small_trace() {
 class TlspecBundle : public ::testing::Test {
  protected:
   void SetUp() override {
-    directory_ = fs::path(::testing::TempDir()) / ("tlspec_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    // A private parent folder, so the staging check sees no other process's saves.
+    directory_ = fs::path(::testing::TempDir()) /
+                 ("tlspec_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" + std::to_string(::getpid())) /
+                 "bundle.tlspec";
     fs::remove_all(directory_);
+    fs::create_directories(directory_.parent_path());
     small_trace().save(directory_.string());
   }
-  void TearDown() override { fs::remove_all(directory_); }
+  void TearDown() override { fs::remove_all(directory_.parent_path()); }
 
   nlohmann::json manifest() const { return nlohmann::json::parse(std::ifstream(directory_ / kTlspecManifest)); }
   void write_manifest(const nlohmann::json& json) const { std::ofstream(directory_ / kTlspecManifest) << json.dump(); }

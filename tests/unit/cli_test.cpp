@@ -1,0 +1,105 @@
+// tlconform end to end, as CI and backend authors run it: a crashing or hanging cell is reported as
+// such while the run and its scorecard survive; a regressed cell shows as drift and fails --check;
+// bad arguments exit 2.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/cell_process.h"
+
+namespace tl {
+namespace {
+
+namespace fs = std::filesystem;
+
+ChildOutcome tlconform(std::vector<std::string> args, int seconds = 300) {
+  args.insert(args.begin(), TL_TLCONFORM);
+  return run_child(args, std::chrono::seconds(seconds));
+}
+
+std::string scratch(const std::string& name) {
+  const fs::path path = fs::path(::testing::TempDir()) / ("cli_test_" + std::to_string(::getpid()) + "_" + name);
+  fs::remove_all(path);
+  return path.string();
+}
+
+TEST(Cli, CrashAndHangAreCellStatesAndTheScorecardIsWritten) {
+  const std::string out = scratch("misbehaving.json");
+  const ChildOutcome outcome =
+      tlconform({"run", "--roster", std::string(TL_SOURCE_DIR) + "/tests/unit/data/misbehaving_rows.yaml", "--timeout", "20", "--out", out});
+  EXPECT_EQ(outcome.exit_code, 1) << outcome.stdout_text << outcome.stderr_text;
+  ASSERT_TRUE(fs::exists(out)) << outcome.stdout_text;
+  const nlohmann::json card = nlohmann::json::parse(std::ifstream(out));
+  std::map<std::string, std::string> states;
+  for (const auto& cell : card["cells"]) states[cell["id"]] = cell["state"];
+  EXPECT_EQ(states["segfaults"], "crashed");
+  EXPECT_EQ(states["hangs"], "timed_out");
+  EXPECT_EQ(states["behaves"], "passed");
+  EXPECT_EQ(card["summary"]["total"], 3);
+  EXPECT_TRUE(card.contains("run"));
+}
+
+TEST(Cli, ARegressedCellIsDriftAndFailsTheCheck) {
+  // Recorded results equal to the committed scorecard, except one row that now fails.
+  const nlohmann::json committed = nlohmann::json::parse(std::ifstream(std::string(TL_SOURCE_DIR) + "/scorecards/tinygrad/scorecard.json"));
+  const std::string records = scratch("records");
+  fs::create_directories(records);
+  for (const auto& cell : committed["cells"]) {
+    nlohmann::json record{{"id", cell["id"]}, {"family", cell["family"]}, {"roster", cell["roster"]}, {"state", cell["state"]}};
+    if (cell["id"] == "tutorial_mlp") record["state"] = "failed";
+    std::ofstream(fs::path(records) / (cell["id"].get<std::string>() + ".json")) << record.dump();
+  }
+  const ChildOutcome outcome = tlconform({"scorecard", "--backend", "tinygrad", "--from", records, "--check", "--out", scratch("fresh.json")});
+  EXPECT_EQ(outcome.exit_code, 1) << outcome.stdout_text << outcome.stderr_text;
+  EXPECT_NE(outcome.stdout_text.find("REGRESSION cell tutorial_mlp: passed -> failed"), std::string::npos) << outcome.stdout_text;
+  // The capabilities that tutorial_mlp proves lose their proof.
+  EXPECT_NE(outcome.stdout_text.find("capability Closure constant with a readable buffer: supported -> untested"), std::string::npos)
+      << outcome.stdout_text;
+}
+
+TEST(Cli, WriteIsOnlyForThePinnedLeg) {
+  const ChildOutcome outcome =
+      tlconform({"scorecard", "--backend", "tinygrad", "--from", scratch("none"), "--leg", "in-range-latest", "--write", "--out", scratch("x.json")});
+  EXPECT_EQ(outcome.exit_code, 2) << outcome.stdout_text << outcome.stderr_text;
+  EXPECT_NE(outcome.stderr_text.find("--write is for the pinned leg"), std::string::npos) << outcome.stderr_text;
+}
+
+TEST(Cli, MisuseExitsTwoWithUsage) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"frobnicate"}, {"list", "--bogus"}, {"trace"}, {"cell", "--row"}, {"list", "--roster", "/nonexistent.yaml"}}) {
+    const ChildOutcome outcome = tlconform(args, 60);
+    EXPECT_EQ(outcome.exit_code, 2) << args[0] << ": " << outcome.stderr_text;
+    EXPECT_FALSE(outcome.stderr_text.empty());
+  }
+  const ChildOutcome unknown_row = tlconform({"cell", "--row", "no_such_row"}, 60);
+  EXPECT_EQ(unknown_row.exit_code, 2);
+  EXPECT_NE(unknown_row.stderr_text.find("no row 'no_such_row'"), std::string::npos);
+}
+
+TEST(Cli, ListNeverStartsPython) {
+  // With a venv that does not exist, anything that started Python would fail.
+  const std::string fake_venv = scratch("no-venv");
+  ChildOutcome outcome = run_child({"/usr/bin/env", "TL_VENV=" + fake_venv, TL_TLCONFORM, "list", "--ctest"}, std::chrono::seconds(60));
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.stderr_text;
+  EXPECT_NE(outcome.stdout_text.find("conformance.tutorial_mlp"), std::string::npos);
+}
+
+TEST(Cli, DoctorShowsTheBackendScorecardRow) {
+  const ChildOutcome outcome = tlconform({"doctor", "--json"}, 120);
+  const nlohmann::json rows = nlohmann::json::parse(outcome.stdout_text);
+  bool found = false;
+  for (const auto& row : rows) {
+    if (row["name"] == "backend_scorecard:tinygrad") {
+      found = true;
+      EXPECT_EQ(row["status"], "ok") << row.dump();
+      EXPECT_NE(row["value"].get<std::string>().find("pinned 0.13.0"), std::string::npos);
+    }
+  }
+  EXPECT_TRUE(found) << outcome.stdout_text;
+}
+
+}  // namespace
+}  // namespace tl
