@@ -11,7 +11,8 @@ namespace backends {
 
 const BackendSpec& spec(std::string_view name) {
   if (name == "tinygrad") return tinygrad::backend_spec();
-  throw BackendUnsupportedError(RefusalCode::BackendUnknown, std::string(name), "no backend is called '" + std::string(name) + "'");
+  throw BackendUnsupportedError(RefusalCode::BackendUnknown, std::string(name),
+                                "no backend is called '" + std::string(name) + "'");
 }
 
 std::vector<std::string> names() { return {"tinygrad"}; }

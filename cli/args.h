@@ -18,7 +18,7 @@ class UsageError : public std::runtime_error {
 struct Args {
   std::string command;
   std::map<std::string, std::vector<std::string>> values;  // --name VALUE, in order given
-  std::set<std::string> switches;                           // --name
+  std::set<std::string> switches;                          // --name
 
   bool has(const std::string& name) const { return switches.contains(name); }
   // The one value of --name; throws UsageError when it is missing and required.
@@ -29,7 +29,7 @@ struct Args {
 
 // Parses argv against what `command` accepts: flags taking a value, plain switches, and (when
 // `positional` names one) a single bare argument stored as that value.
-Args parse_args(int argc, const char* const* argv, const std::set<std::string>& valued,
-                const std::set<std::string>& switches, const std::string& positional = "");
+Args parse_args(int argc, const char* const* argv, const std::set<std::string>& valued, const std::set<std::string>& switches,
+                const std::string& positional = "");
 
 }  // namespace tl::cli

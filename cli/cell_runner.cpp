@@ -41,7 +41,8 @@ std::vector<CellRun> run_cells(const std::vector<Roster>& rosters, const std::ve
       identity.roster = row.where;
       const auto start = std::chrono::steady_clock::now();
       const ChildOutcome outcome = run_child({self, "cell", "--roster", tasks[i].file, "--row", row.id, "--json"}, limit);
-      runs[i] = {cell_result_from_child(outcome, identity), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+      runs[i] = {cell_result_from_child(outcome, identity),
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
       const std::lock_guard<std::mutex> lock(report);
       on_done(runs[i]);
     }

@@ -17,7 +17,8 @@ std::vector<CapabilityRow> capability_rows_from(const std::string& scorecard_pat
     // Only the pinned leg proves states; another leg's cells are drift, not proof.
     if (card.at("provenance").value("leg", "") == "pinned") {
       for (const auto& cell : card.at("cells")) {
-        if (const auto state = cell_state_from_string(cell.at("state").get<std::string>())) cells[cell.at("id").get<std::string>()] = *state;
+        if (const auto state = cell_state_from_string(cell.at("state").get<std::string>()))
+          cells[cell.at("id").get<std::string>()] = *state;
       }
     }
   }
@@ -34,7 +35,8 @@ int capabilities_command(const Args& args) {
   } else if (args.has("markdown")) {
     std::cout << capabilities_markdown("tinygrad", rows);
   } else {
-    for (const CapabilityRow& row : rows) std::cout << to_string(row.state) << "\t" << row.capability.name << "\t(" << row.why << ")\n";
+    for (const CapabilityRow& row : rows)
+      std::cout << to_string(row.state) << "\t" << row.capability.name << "\t(" << row.why << ")\n";
   }
   return kExitPassed;
 }

@@ -20,12 +20,14 @@ int cell_command(const Args& args) {
   const CellResult result = run_cell(*protocol, row);
   if (args.values.contains("record")) {
     std::filesystem::create_directories(args.required("record"));
-    write_file_atomically((std::filesystem::path(args.required("record")) / (row.id + ".json")).string(), result.to_json().dump() + "\n");
+    write_file_atomically((std::filesystem::path(args.required("record")) / (row.id + ".json")).string(),
+                          result.to_json().dump() + "\n");
   }
   if (args.has("json")) {
     std::cout << result.to_json().dump() << std::endl;
   } else {
-    for (const Check& check : result.checks) std::cout << (check.passed ? "  ok    " : "  FAIL  ") << check.name << ": " << check.detail << "\n";
+    for (const Check& check : result.checks)
+      std::cout << (check.passed ? "  ok    " : "  FAIL  ") << check.name << ": " << check.detail << "\n";
     std::cout << row.where.str() << ": row " << row.id << " " << to_string(result.state);
     if (result.state != CellState::Passed) std::cout << ": " << result.message;
     std::cout << std::endl;

@@ -9,7 +9,8 @@
 namespace tl::cli {
 
 int doctor_command(const Args& args) {
-  const std::vector<DoctorRow> rows = doctor_rows(backends::spec("tinygrad"), args.value("scorecard", committed_scorecard_path()));
+  const std::vector<DoctorRow> rows =
+      doctor_rows(backends::spec("tinygrad"), args.value("scorecard", committed_scorecard_path()));
   if (args.has("json")) {
     std::cout << doctor_json(rows).dump(2) << "\n";
   } else {

@@ -27,17 +27,18 @@ int list_command(const Args& args) {
         all_cells += (all_cells.empty() ? "" : ";") + name;
         std::cout << "add_test(" << bracket(name) << " " << bracket(self) << " cell --roster " << bracket(file) << " --row "
                   << bracket(row.id) << (record.empty() ? "" : " --record " + bracket(record)) << ")\n"
-                  << "set_tests_properties(" << bracket(name) << " PROPERTIES LABELS " << bracket(std::string("conformance;") + to_string(row.family))
-                  << " SKIP_RETURN_CODE " << kExitSkipped << " TIMEOUT 600 WORKING_DIRECTORY " << bracket(TL_SOURCE_DIR) << ")\n";
+                  << "set_tests_properties(" << bracket(name) << " PROPERTIES LABELS "
+                  << bracket(std::string("conformance;") + to_string(row.family)) << " SKIP_RETURN_CODE " << kExitSkipped
+                  << " TIMEOUT 600 WORKING_DIRECTORY " << bracket(TL_SOURCE_DIR) << ")\n";
       }
     }
     if (!record.empty()) {
       // The pinned leg's check: the recorded cells against the committed scorecard.
       const std::string check = "conformance.scorecard_check";
-      std::cout << "add_test(" << bracket(check) << " " << bracket(self) << " scorecard --backend tinygrad --check --from " << bracket(record)
-                << ")\n"
-                << "set_tests_properties(" << bracket(check) << " PROPERTIES LABELS " << bracket("conformance;scorecard") << " DEPENDS "
-                << bracket(all_cells) << " WORKING_DIRECTORY " << bracket(TL_SOURCE_DIR) << ")\n";
+      std::cout << "add_test(" << bracket(check) << " " << bracket(self) << " scorecard --backend tinygrad --check --from "
+                << bracket(record) << ")\n"
+                << "set_tests_properties(" << bracket(check) << " PROPERTIES LABELS " << bracket("conformance;scorecard")
+                << " DEPENDS " << bracket(all_cells) << " WORKING_DIRECTORY " << bracket(TL_SOURCE_DIR) << ")\n";
     }
     return kExitPassed;
   }

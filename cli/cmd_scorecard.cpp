@@ -53,13 +53,14 @@ int scorecard_command(const Args& args) {
   const std::vector<CellRun> runs =
       args.values.contains("from")
           ? recorded_runs(rosters, args.required("from"))
-          : run_cells(rosters, {}, std::stoi(args.value("jobs", "2")), std::chrono::seconds(std::stoi(args.value("timeout", "600"))),
-                      [](const CellRun& run) {
+          : run_cells(rosters, {}, std::stoi(args.value("jobs", "2")),
+                      std::chrono::seconds(std::stoi(args.value("timeout", "600"))), [](const CellRun& run) {
                         if (run.result.state != CellState::Passed) print_cell_line(run);
                       });
   const RunFacts facts = scorecard_facts(rosters, runs, leg);
   const nlohmann::json card = make_scorecard(spec, facts, results_of(runs));
-  const std::string out = args.value("out", (std::filesystem::path(TL_SOURCE_DIR) / "build" / ("scorecard-" + leg + ".json")).string());
+  const std::string out =
+      args.value("out", (std::filesystem::path(TL_SOURCE_DIR) / "build" / ("scorecard-" + leg + ".json")).string());
   std::filesystem::create_directories(std::filesystem::absolute(out).parent_path());
   write_file_atomically(out, card.dump(2) + "\n");
   print_summary(card);
@@ -83,10 +84,12 @@ int scorecard_command(const Args& args) {
     const std::vector<Drift> drift = scorecard_drift(nlohmann::json::parse(in), card);
     int regressions = 0;
     for (const Drift& d : drift) {
-      std::cout << (d.regression ? "REGRESSION " : "drift      ") << d.what << " " << d.id << ": " << d.before << " -> " << d.after << "\n";
+      std::cout << (d.regression ? "REGRESSION " : "drift      ") << d.what << " " << d.id << ": " << d.before << " -> "
+                << d.after << "\n";
       regressions += d.regression ? 1 : 0;
     }
-    std::cout << "check against " << committed_scorecard_path() << ": " << drift.size() << " drift(s), " << regressions << " regression(s)\n";
+    std::cout << "check against " << committed_scorecard_path() << ": " << drift.size() << " drift(s), " << regressions
+              << " regression(s)\n";
     if (regressions != 0) status = kExitFailed;
   }
   return status;

@@ -47,16 +47,16 @@ struct Command {
 int main(int argc, char** argv) {
   using namespace tl::cli;
   const std::map<std::string, Command> commands{
-      {"list", {list_command, {"roster", "record"}, {"ctest"}}},
-      {"trace", {trace_command, {"roster", "row", "save"}, {"json", "no-payloads"}}},
-      {"validate", {validate_command, {"roster", "row"}, {"json"}}},
+      {"list", {list_command, {"roster", "record"}, {"ctest"}, ""}},
+      {"trace", {trace_command, {"roster", "row", "save"}, {"json", "no-payloads"}, ""}},
+      {"validate", {validate_command, {"roster", "row"}, {"json"}, ""}},
       {"inspect", {inspect_command, {"bundle"}, {"json"}, "bundle"}},
-      {"cell", {cell_command, {"roster", "row", "record"}, {"json"}}},
-      {"run", {run_command, {"roster", "row", "out", "timeout", "jobs", "leg"}, {"json"}}},
-      {"scorecard", {scorecard_command, {"backend", "roster", "out", "timeout", "jobs", "leg", "from"}, {"write", "check"}}},
-      {"doctor", {doctor_command, {"scorecard"}, {"json"}}},
-      {"spec", {spec_command, {"backend", "field"}, {"json"}}},
-      {"capabilities", {capabilities_command, {"scorecard"}, {"json", "markdown"}}},
+      {"cell", {cell_command, {"roster", "row", "record"}, {"json"}, ""}},
+      {"run", {run_command, {"roster", "row", "out", "timeout", "jobs", "leg"}, {"json"}, ""}},
+      {"scorecard", {scorecard_command, {"backend", "roster", "out", "timeout", "jobs", "leg", "from"}, {"write", "check"}, ""}},
+      {"doctor", {doctor_command, {"scorecard"}, {"json"}, ""}},
+      {"spec", {spec_command, {"backend", "field"}, {"json"}, ""}},
+      {"capabilities", {capabilities_command, {"scorecard"}, {"json", "markdown"}, ""}},
   };
   try {
     if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "help") {

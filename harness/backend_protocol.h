@@ -13,9 +13,9 @@ namespace tl {
 // A row captured by the backend, with probes taken independently of the trace's own account.
 struct RowCapture {
   Trace trace;
-  int observed_evaluations = 0;     // framework evaluations seen by a probe around the capture
-  long long observed_kernels = 0;   // kernels the framework reports executed during the capture
-  std::string rng_state;            // the framework's RNG state after the capture, as text
+  int observed_evaluations = 0;    // framework evaluations seen by a probe around the capture
+  long long observed_kernels = 0;  // kernels the framework reports executed during the capture
+  std::string rng_state;           // the framework's RNG state after the capture, as text
 };
 
 // The same row run eagerly from scratch: outputs read first, then the RNG state.

@@ -4,14 +4,18 @@ namespace tl {
 
 const char* to_string(CapabilityState state) {
   switch (state) {
-    case CapabilityState::Supported: return "supported";
-    case CapabilityState::Unsupported: return "unsupported";
-    case CapabilityState::Untested: return "untested";
+    case CapabilityState::Supported:
+      return "supported";
+    case CapabilityState::Unsupported:
+      return "unsupported";
+    case CapabilityState::Untested:
+      return "untested";
   }
   return "?";
 }
 
-std::vector<CapabilityRow> summarize_capabilities(const std::vector<Capability>& declared, const std::map<std::string, CellState>& cells) {
+std::vector<CapabilityRow> summarize_capabilities(const std::vector<Capability>& declared,
+                                                  const std::map<std::string, CellState>& cells) {
   std::vector<CapabilityRow> rows;
   for (const Capability& capability : declared) {
     CapabilityRow row{capability, CapabilityState::Untested, ""};
@@ -56,8 +60,14 @@ nlohmann::json capabilities_json(const std::vector<CapabilityRow>& rows) {
   auto json = nlohmann::json::array();
   for (const CapabilityRow& row : rows) {
     const Capability& c = row.capability;
-    json.push_back({{"name", c.name}, {"flag", c.is_flag}, {"declared", c.declared_supported ? "supported" : "unsupported"},
-                    {"state", to_string(row.state)}, {"refusal", c.refusal}, {"notes", c.notes}, {"cells", c.cells}, {"why", row.why}});
+    json.push_back({{"name", c.name},
+                    {"flag", c.is_flag},
+                    {"declared", c.declared_supported ? "supported" : "unsupported"},
+                    {"state", to_string(row.state)},
+                    {"refusal", c.refusal},
+                    {"notes", c.notes},
+                    {"cells", c.cells},
+                    {"why", row.why}});
   }
   return json;
 }

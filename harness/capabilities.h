@@ -17,10 +17,10 @@ enum class CapabilityState { Supported, Unsupported, Untested };
 const char* to_string(CapabilityState state);
 
 struct Capability {
-  std::string name;          // a flag ("has_validation_replay") or a behaviour row of the spec table
+  std::string name;  // a flag ("has_validation_replay") or a behaviour row of the spec table
   bool is_flag = false;
   bool declared_supported = false;
-  std::string refusal;       // the refusal code, for rows declared unsupported
+  std::string refusal;  // the refusal code, for rows declared unsupported
   std::string notes;
   std::vector<std::string> cells;  // ids of the cells that prove the row
 };

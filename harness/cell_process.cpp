@@ -14,7 +14,8 @@ namespace tl {
 ChildOutcome run_child(const std::vector<std::string>& argv, std::chrono::seconds limit) {
   int out_pipe[2];
   int err_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) throw std::runtime_error("pipe: " + std::string(std::strerror(errno)));
+  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0)
+    throw std::runtime_error("pipe: " + std::string(std::strerror(errno)));
   std::vector<char*> args;
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
@@ -77,14 +78,15 @@ CellResult cell_result_from_child(const ChildOutcome& outcome, CellResult identi
                        ")\n" + tail(outcome.stderr_text);
     return identity;
   }
-  const auto last_line_start = outcome.stdout_text.find_last_of('\n', outcome.stdout_text.size() >= 2 ? outcome.stdout_text.size() - 2 : 0);
+  const auto last_line_start =
+      outcome.stdout_text.find_last_of('\n', outcome.stdout_text.size() >= 2 ? outcome.stdout_text.size() - 2 : 0);
   const std::string last_line = outcome.stdout_text.substr(last_line_start == std::string::npos ? 0 : last_line_start + 1);
   try {
     return CellResult::from_json(nlohmann::json::parse(last_line));
   } catch (const std::exception& error) {
     identity.state = CellState::HarnessError;
-    identity.message = "the cell process exited with code " + std::to_string(outcome.exit_code) +
-                       " without a readable result (" + error.what() + ")\n" + tail(outcome.stderr_text);
+    identity.message = "the cell process exited with code " + std::to_string(outcome.exit_code) + " without a readable result (" +
+                       error.what() + ")\n" + tail(outcome.stderr_text);
     return identity;
   }
 }

@@ -12,8 +12,8 @@ namespace tl {
 
 struct ChildOutcome {
   bool timed_out = false;
-  int exit_code = -1;     // when the child exited
-  int signal = 0;         // when a signal ended it
+  int exit_code = -1;  // when the child exited
+  int signal = 0;      // when a signal ended it
   std::string stdout_text;
   std::string stderr_text;
 };

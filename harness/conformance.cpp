@@ -4,13 +4,13 @@
 #include <cstdlib>
 #include <map>
 
-#include <filesystem>
 #include <unistd.h>
+#include <filesystem>
 
 #include "harness/errors.h"
 #include "harness/finite_differences.h"
-#include "harness/trace_compare.h"
 #include "harness/refusal.h"
+#include "harness/trace_compare.h"
 
 namespace tl {
 namespace {
@@ -22,10 +22,12 @@ Check check_structure(const Trace& trace) {
   // No silent holes: parents come first, and only inputs and constants stand without parents.
   for (const Op& op : trace.ops) {
     for (const ParentRef& parent : op.parents) {
-      if (parent.op >= op.index) return {"structure", false, op.label + " has parent " + std::to_string(parent.op) + " that does not precede it"};
+      if (parent.op >= op.index)
+        return {"structure", false, op.label + " has parent " + std::to_string(parent.op) + " that does not precede it"};
     }
     const bool leaf = op.kind == OpKind::Input || op.kind == OpKind::Constant;
-    if (leaf != op.parents.empty()) return {"structure", false, op.label + (leaf ? " is a leaf with parents" : " has no parent edge")};
+    if (leaf != op.parents.empty())
+      return {"structure", false, op.label + (leaf ? " is a leaf with parents" : " has no parent edge")};
     if (!op.out) return {"structure", false, op.label + " has no payload"};
   }
   if (trace.outputs.empty()) return {"structure", false, "the trace has no output op"};
@@ -49,7 +51,8 @@ Check check_outputs_equal_eager(const Trace& trace, const EagerRun& eager) {
   for (std::size_t i = 0; i < eager.outputs.size(); ++i) {
     const Op& op = trace.ops[trace.outputs[i]];
     const Comparison comparison = compare(eager.outputs[i], *op.out);
-    if (!comparison.equal) return {"outputs_equal_eager", false, "output " + std::to_string(i) + " (" + op.label + "): " + comparison.message};
+    if (!comparison.equal)
+      return {"outputs_equal_eager", false, "output " + std::to_string(i) + " (" + op.label + "): " + comparison.message};
   }
   return {"outputs_equal_eager", true, std::to_string(eager.outputs.size()) + " output(s) equal one eager forward"};
 }
@@ -72,7 +75,8 @@ Check check_constant_kinds(const RosterRow& row, const Trace& trace) {
   bool ok = true;
   for (const auto& [kind, want] : *row.expect.constant_kinds) {
     ok = ok && seen[kind] == want;
-    detail += (detail.empty() ? "" : ", ") + kind + "=" + std::to_string(seen[kind]) + (seen[kind] == want ? "" : " (expected " + std::to_string(want) + ")");
+    detail += (detail.empty() ? "" : ", ") + kind + "=" + std::to_string(seen[kind]) +
+              (seen[kind] == want ? "" : " (expected " + std::to_string(want) + ")");
   }
   return {"constant_kinds", ok, "constants " + detail + (ok ? "" : " at " + row.expect.where.str())};
 }
@@ -82,8 +86,8 @@ Check check_replay_validation(const Trace& trace, const EagerRun& eager) {
   std::size_t exempt = 0;
   for (const Decision& decision : status.decisions) exempt += decision.decision == "exempt" ? 1 : 0;
   return {"replay_validation", status.passed(),
-          std::string(to_string(status.state)) + ": " + std::to_string(status.replayed) + " ops replayed, " + std::to_string(exempt) +
-              " exempt perturbation(s)" + (status.message.empty() ? "" : "; " + status.message)};
+          std::string(to_string(status.state)) + ": " + std::to_string(status.replayed) + " ops replayed, " +
+              std::to_string(exempt) + " exempt perturbation(s)" + (status.message.empty() ? "" : "; " + status.message)};
 }
 
 bool has_float_output(const Trace& trace) {
@@ -109,20 +113,28 @@ Check check_tlspec_round_trip(const Trace& trace, const std::string& id) {
   const auto difference = first_difference(trace, loaded);
   if (difference) return {"tlspec_round_trip", false, *difference};
   if (loaded.has_live_payloads()) return {"tlspec_round_trip", false, "a loaded bundle claims live payloads"};
-  return {"tlspec_round_trip", true, std::to_string(loaded.size()) + " ops, payloads and gradients identical after save and load"};
+  return {"tlspec_round_trip", true,
+          std::to_string(loaded.size()) + " ops, payloads and gradients identical after save and load"};
 }
 
 }  // namespace
 
 const char* to_string(CellState state) {
   switch (state) {
-    case CellState::Passed: return "passed";
-    case CellState::Failed: return "failed";
-    case CellState::Refused: return "refused";
-    case CellState::Skipped: return "skipped";
-    case CellState::Crashed: return "crashed";
-    case CellState::TimedOut: return "timed_out";
-    case CellState::HarnessError: return "harness_error";
+    case CellState::Passed:
+      return "passed";
+    case CellState::Failed:
+      return "failed";
+    case CellState::Refused:
+      return "refused";
+    case CellState::Skipped:
+      return "skipped";
+    case CellState::Crashed:
+      return "crashed";
+    case CellState::TimedOut:
+      return "timed_out";
+    case CellState::HarnessError:
+      return "harness_error";
   }
   return "?";
 }
@@ -141,7 +153,8 @@ nlohmann::json CellResult::to_json() const {
   if (ops) json["ops"] = *ops;
   if (!checks.empty()) {
     json["checks"] = nlohmann::json::array();
-    for (const Check& check : checks) json["checks"].push_back({{"name", check.name}, {"passed", check.passed}, {"detail", check.detail}});
+    for (const Check& check : checks)
+      json["checks"].push_back({{"name", check.name}, {"passed", check.passed}, {"detail", check.detail}});
   }
   return json;
 }
@@ -216,15 +229,18 @@ CellResult run_capability_cell(BackendProtocol& backend, const RosterRow& row) {
     for (const Op* op : trace.output_ops()) outputs.push_back(*op->out);
     if (row.capability == "has_validation_replay") {
       const ValidationStatus status = backend.validate(trace, outputs);
-      result.checks.push_back({"validation_passes", status.passed(), std::string(to_string(status.state)) + " after replaying " +
-                                                                       std::to_string(status.replayed) + " ops " + status.message});
+      result.checks.push_back({"validation_passes", status.passed(),
+                               std::string(to_string(status.state)) + " after replaying " + std::to_string(status.replayed) +
+                                   " ops " + status.message});
       // The same validation must fail once a payload is corrupted, naming that op.
       Trace corrupted = trace;
-      auto victim = std::find_if(corrupted.ops.begin(), corrupted.ops.end(), [](const Op& op) { return op.kind == OpKind::Compute; });
+      auto victim =
+          std::find_if(corrupted.ops.begin(), corrupted.ops.end(), [](const Op& op) { return op.kind == OpKind::Compute; });
       if (victim == corrupted.ops.end()) throw std::runtime_error("the row has no compute op to corrupt");
       for (auto& byte : victim->out->bytes) byte ^= 0x5a;
       const ValidationStatus broken = backend.validate(corrupted, outputs);
-      result.checks.push_back({"validation_can_fail", broken.state == ValidationState::Failed && broken.message.find(victim->label) != std::string::npos,
+      result.checks.push_back({"validation_can_fail",
+                               broken.state == ValidationState::Failed && broken.message.find(victim->label) != std::string::npos,
                                "after corrupting " + victim->label + ": " + to_string(broken.state) + " " + broken.message});
     } else if (row.capability == "payload_materialization") {
       result.checks.push_back(check_one_evaluation(capture));
@@ -251,11 +267,14 @@ CellResult run_refusal_cell(BackendProtocol& backend, const RosterRow& row) {
     const RefusalAttempt attempt = backend.refuse_row(row);
     const bool right_code = attempt.refused && attempt.code == row.expect.refusal;
     result.checks.push_back({"refusal_code", right_code,
-                             attempt.refused ? "refused with " + attempt.code + (right_code ? "" : ", expected " + row.expect.refusal) + ": " + attempt.message
+                             attempt.refused ? "refused with " + attempt.code +
+                                                   (right_code ? "" : ", expected " + row.expect.refusal) + ": " + attempt.message
                                              : attempt.message});
     for (const std::string& probe : attempt.probes) {
-      const auto changed = std::find_if(attempt.changed.begin(), attempt.changed.end(), [&](const auto& entry) { return entry.first == probe; });
-      result.checks.push_back({probe, changed == attempt.changed.end(), changed == attempt.changed.end() ? "as before the request" : changed->second});
+      const auto changed =
+          std::find_if(attempt.changed.begin(), attempt.changed.end(), [&](const auto& entry) { return entry.first == probe; });
+      result.checks.push_back({probe, changed == attempt.changed.end(),
+                               changed == attempt.changed.end() ? "as before the request" : changed->second});
     }
     if (attempt.probes.empty()) result.checks.push_back({"state_probes", false, "the backend took no state probes"});
     if (right_code) result.refusal_code = attempt.code;
@@ -284,8 +303,9 @@ CellResult run_row_cell(BackendProtocol& backend, const RosterRow& row) {
     const EagerRun eager = backend.eager_row(row);
     result.checks.push_back(check_outputs_equal_eager(trace, eager));
     result.checks.push_back({"rng_state_equal_eager", capture.rng_state == eager.rng_state,
-                             capture.rng_state == eager.rng_state ? "RNG state after the capture equals one eager forward"
-                                                                  : "after capture: " + capture.rng_state + "; after eager: " + eager.rng_state});
+                             capture.rng_state == eager.rng_state
+                                 ? "RNG state after the capture equals one eager forward"
+                                 : "after capture: " + capture.rng_state + "; after eager: " + eager.rng_state});
     if (row.expect.output) result.checks.push_back(check_expected_output(row, trace));
     if (row.expect.constant_kinds) result.checks.push_back(check_constant_kinds(row, trace));
     result.checks.push_back(check_replay_validation(trace, eager));

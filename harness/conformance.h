@@ -29,7 +29,7 @@ struct CellResult {
   std::string family;
   SourceLocation roster;
   CellState state = CellState::HarnessError;
-  std::string message;     // why, when not passed
+  std::string message;       // why, when not passed
   std::string refusal_code;  // for state Refused
   std::vector<Check> checks;
   std::optional<std::size_t> ops;  // ops recorded, for rows that captured

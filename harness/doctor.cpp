@@ -15,7 +15,9 @@ namespace {
 DoctorRow scorecard_row(const BackendSpec& spec, const std::string& path, const std::string& installed) {
   DoctorRow row{"backend_scorecard:" + spec.name, "ok", "", ""};
   std::ifstream in(path);
-  if (!in) return {row.name, "missing", "no scorecard at " + path, "the pinned leg writes it: tlconform scorecard --backend " + spec.name + " --write"};
+  if (!in)
+    return {row.name, "missing", "no scorecard at " + path,
+            "the pinned leg writes it: tlconform scorecard --backend " + spec.name + " --write"};
   nlohmann::json card;
   try {
     card = nlohmann::json::parse(in);
@@ -38,12 +40,13 @@ DoctorRow scorecard_row(const BackendSpec& spec, const std::string& path, const 
   const nlohmann::json capability_rows = card.value("capabilities", nlohmann::json::array());
   for (const auto& capability : capability_rows) ++capability_states[capability.value("state", "?")];
   std::string capabilities;
-  for (const auto& [state, count] : capability_states) capabilities += (capabilities.empty() ? "" : ", ") + std::to_string(count) + " " + state;
+  for (const auto& [state, count] : capability_states)
+    capabilities += (capabilities.empty() ? "" : ", ") + std::to_string(count) + " " + state;
   const std::string seen = provenance.value("framework_version_seen", "?");
-  row.value = "maturity " + card["spec"].value("maturity", "?") + ", pinned " + provenance.value("framework_version_pinned", "?") +
-              ", leg " + provenance.value("leg", "?") + "; " + families + "; capabilities: " + capabilities +
-              "; installed tinygrad " + (installed.empty() ? "none" : installed) + (installed == seen ? " matches" : " differs from") +
-              " the scorecard's " + seen;
+  row.value = "maturity " + card["spec"].value("maturity", "?") + ", pinned " +
+              provenance.value("framework_version_pinned", "?") + ", leg " + provenance.value("leg", "?") + "; " + families +
+              "; capabilities: " + capabilities + "; installed tinygrad " + (installed.empty() ? "none" : installed) +
+              (installed == seen ? " matches" : " differs from") + " the scorecard's " + seen;
   if (!all_passed) {
     row.status = "warning";
     row.hint = "some cells of the committed scorecard did not pass: see " + path;
@@ -67,22 +70,27 @@ std::vector<DoctorRow> doctor_rows(const BackendSpec& spec, const std::string& s
     rows.push_back({"python", "ok", info.python_version + " (sys.prefix " + info.sys_prefix + ")", ""});
     installed = info.tinygrad_version;
     if (installed.empty()) {
-      rows.push_back({"tinygrad", "missing", info.tinygrad_problem, "install tinygrad==" + spec.pinned_version + " into " + venv});
+      rows.push_back(
+          {"tinygrad", "missing", info.tinygrad_problem, "install tinygrad==" + spec.pinned_version + " into " + venv});
     } else if (!info.tinygrad_problem.empty()) {
       rows.push_back({"tinygrad", "failed", installed + ": " + info.tinygrad_problem, "reinstall tinygrad into the venv"});
     } else if (!version_in_range(installed, spec.supported_range)) {
-      rows.push_back({"tinygrad", "failed", installed + " is out of range " + spec.supported_range + " (pinned " + spec.pinned_version + ")",
-                      "install a tinygrad inside " + spec.supported_range + "; captures refuse with backend_version_unsupported"});
+      rows.push_back(
+          {"tinygrad", "failed", installed + " is out of range " + spec.supported_range + " (pinned " + spec.pinned_version + ")",
+           "install a tinygrad inside " + spec.supported_range + "; captures refuse with backend_version_unsupported"});
     } else {
       const bool pinned = installed == spec.pinned_version;
       rows.push_back({"tinygrad", pinned ? "ok" : "warning",
-                      installed + " in range " + spec.supported_range + (pinned ? ", the pinned version" : ", not the pinned " + spec.pinned_version) +
-                          " (" + info.tinygrad_path + ")",
+                      installed + " in range " + spec.supported_range +
+                          (pinned ? ", the pinned version" : ", not the pinned " + spec.pinned_version) + " (" +
+                          info.tinygrad_path + ")",
                       pinned ? "" : "the scorecard is proven on " + spec.pinned_version});
     }
-    const std::string device_value = "DEV=" + info.device + (info.device_set_by_user ? " (set by the user)" : " (set by the harness)");
-    rows.push_back({"device", info.device == "PYTHON" ? "ok" : "warning", device_value,
-                    info.device == "PYTHON" ? "" : "live payloads, replay and derived grads need DEV=PYTHON; traces here are audit-only"});
+    const std::string device_value =
+        "DEV=" + info.device + (info.device_set_by_user ? " (set by the user)" : " (set by the harness)");
+    rows.push_back(
+        {"device", info.device == "PYTHON" ? "ok" : "warning", device_value,
+         info.device == "PYTHON" ? "" : "live payloads, replay and derived grads need DEV=PYTHON; traces here are audit-only"});
   } catch (const std::exception& error) {
     rows.push_back({"python", "failed", error.what(), "run ci/bootstrap.sh; the venv's Python must be CPython >= 3.11"});
   }
@@ -106,7 +114,8 @@ std::string doctor_text(const std::vector<DoctorRow>& rows) {
 
 nlohmann::json doctor_json(const std::vector<DoctorRow>& rows) {
   auto json = nlohmann::json::array();
-  for (const DoctorRow& row : rows) json.push_back({{"name", row.name}, {"status", row.status}, {"value", row.value}, {"hint", row.hint}});
+  for (const DoctorRow& row : rows)
+    json.push_back({{"name", row.name}, {"status", row.status}, {"value", row.value}, {"hint", row.hint}});
   return json;
 }
 

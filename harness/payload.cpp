@@ -93,8 +93,7 @@ std::vector<double> Payload::to_doubles() const {
   return values;
 }
 
-Payload Payload::from_doubles(const DType& dtype, std::vector<std::int64_t> shape,
-                              const std::vector<double>& values) {
+Payload Payload::from_doubles(const DType& dtype, std::vector<std::int64_t> shape, const std::vector<double>& values) {
   Payload payload{dtype, std::move(shape), {}};
   if (static_cast<std::int64_t>(values.size()) != payload.numel()) {
     throw std::invalid_argument("from_doubles: " + std::to_string(values.size()) + " values for shape " +
@@ -105,19 +104,32 @@ Payload Payload::from_doubles(const DType& dtype, std::vector<std::int64_t> shap
     std::uint8_t* at = payload.bytes.data() + i * dtype.itemsize;
     const double v = values[i];
     const std::string& n = dtype.name;
-    if (n == "bool") store<std::uint8_t>(at, v != 0.0);
-    else if (n == "int8") store(at, static_cast<std::int8_t>(v));
-    else if (n == "int16") store(at, static_cast<std::int16_t>(v));
-    else if (n == "int32") store(at, static_cast<std::int32_t>(v));
-    else if (n == "int64") store(at, static_cast<std::int64_t>(v));
-    else if (n == "uint8") store(at, static_cast<std::uint8_t>(v));
-    else if (n == "uint16") store(at, static_cast<std::uint16_t>(v));
-    else if (n == "uint32") store(at, static_cast<std::uint32_t>(v));
-    else if (n == "uint64") store(at, static_cast<std::uint64_t>(v));
-    else if (n == "float16") store(at, double_to_half(v));
-    else if (n == "bfloat16") store(at, static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(static_cast<float>(v)) >> 16));
-    else if (n == "float32") store(at, static_cast<float>(v));
-    else store(at, v);
+    if (n == "bool")
+      store<std::uint8_t>(at, v != 0.0);
+    else if (n == "int8")
+      store(at, static_cast<std::int8_t>(v));
+    else if (n == "int16")
+      store(at, static_cast<std::int16_t>(v));
+    else if (n == "int32")
+      store(at, static_cast<std::int32_t>(v));
+    else if (n == "int64")
+      store(at, static_cast<std::int64_t>(v));
+    else if (n == "uint8")
+      store(at, static_cast<std::uint8_t>(v));
+    else if (n == "uint16")
+      store(at, static_cast<std::uint16_t>(v));
+    else if (n == "uint32")
+      store(at, static_cast<std::uint32_t>(v));
+    else if (n == "uint64")
+      store(at, static_cast<std::uint64_t>(v));
+    else if (n == "float16")
+      store(at, double_to_half(v));
+    else if (n == "bfloat16")
+      store(at, static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(static_cast<float>(v)) >> 16));
+    else if (n == "float32")
+      store(at, static_cast<float>(v));
+    else
+      store(at, v);
   }
   return payload;
 }

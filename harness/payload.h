@@ -20,8 +20,7 @@ struct Payload {
   std::vector<double> to_doubles() const;
 
   // A payload of `dtype` and `shape` from values (cast to the dtype as C++ casts them).
-  static Payload from_doubles(const DType& dtype, std::vector<std::int64_t> shape,
-                              const std::vector<double>& values);
+  static Payload from_doubles(const DType& dtype, std::vector<std::int64_t> shape, const std::vector<double>& values);
 };
 
 // How close two float payloads must be. Integers and bools always compare exactly.

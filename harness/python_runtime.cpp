@@ -93,8 +93,8 @@ const RuntimeInfo& python_runtime() {
   });
   const auto prefix = std::filesystem::weakly_canonical(info.sys_prefix);
   if (prefix != std::filesystem::weakly_canonical(info.venv)) {
-    throw EnvironmentError("the embedded Python runs from " + prefix.string() + ", not the venv " + info.venv +
-                           ": is " + info.venv + " a venv made by ci/bootstrap.sh?");
+    throw EnvironmentError("the embedded Python runs from " + prefix.string() + ", not the venv " + info.venv + ": is " +
+                           info.venv + " a venv made by ci/bootstrap.sh?");
   }
   return info;
 }

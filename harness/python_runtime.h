@@ -8,14 +8,14 @@
 namespace tl {
 
 struct RuntimeInfo {
-  std::string venv;                // the venv whose interpreter is embedded
-  std::string python_version;      // e.g. "3.11.7"
+  std::string venv;            // the venv whose interpreter is embedded
+  std::string python_version;  // e.g. "3.11.7"
   std::string sys_prefix;
-  std::string tinygrad_version;    // from importlib.metadata; empty when not installed
-  std::string tinygrad_path;       // where `import tinygrad` came from
-  std::string device;              // tinygrad's Device.DEFAULT
+  std::string tinygrad_version;     // from importlib.metadata; empty when not installed
+  std::string tinygrad_path;        // where `import tinygrad` came from
+  std::string device;               // tinygrad's Device.DEFAULT
   bool device_set_by_user = false;  // DEV was in the environment before start (honoured as is)
-  std::string tinygrad_problem;    // why tinygrad cannot be used from this venv; empty when it can
+  std::string tinygrad_problem;     // why tinygrad cannot be used from this venv; empty when it can
 };
 
 // The venv the runtime will embed: $TL_VENV, else the one the build was configured with.

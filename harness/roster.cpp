@@ -21,9 +21,7 @@ class Reader {
   explicit Reader(std::string file) : file_(std::move(file)) {}
 
   SourceLocation at(const YAML::Node& node) const { return {file_, node.Mark().line + 1}; }
-  [[noreturn]] void fail(const YAML::Node& node, const std::string& message) const {
-    throw RosterError(at(node), message);
-  }
+  [[noreturn]] void fail(const YAML::Node& node, const std::string& message) const { throw RosterError(at(node), message); }
 
   // Visits a mapping's keys, rejecting duplicates and keys outside `allowed`.
   void for_each_key(const YAML::Node& map, const std::string& what, const std::set<std::string>& allowed,
@@ -70,8 +68,7 @@ class Reader {
   }
 
   // A nested list of numbers: appends its values and returns its shape.
-  std::vector<std::int64_t> nested_values(const YAML::Node& node, std::vector<double>& values,
-                                          const std::string& what) const {
+  std::vector<std::int64_t> nested_values(const YAML::Node& node, std::vector<double>& values, const std::string& what) const {
     if (node.IsScalar()) {
       values.push_back(number(node, what));
       return {};
@@ -102,27 +99,29 @@ class Reader {
     std::optional<YAML::Node> arange;
     bool has_values = false;
     bool has_shape = false;
-    for_each_key(node, what, {"values", "dtype", "source", "shape", "arange"}, [&](const std::string& key, const YAML::Node& value) {
-      if (key == "values") {
-        spec.shape = nested_values(value, spec.values, what + ".values");
-        has_values = true;
-      } else if (key == "dtype") {
-        spec.dtype = scalar(value, what + ".dtype");
-        if (!dtype_from_name(spec.dtype)) fail(value, "unknown dtype '" + spec.dtype + "' (use numpy names: float32, int32, bool, ...)");
-      } else if (key == "source") {
-        spec.source = scalar(value, what + ".source");
-        if (spec.source != "list" && spec.source != "ndarray" && spec.source != "python") {
-          fail(value, what + ".source must be 'list', 'ndarray' or 'python'");
-        }
-      } else if (key == "shape") {
-        if (!value.IsSequence()) fail(value, what + ".shape must be a list of sizes");
-        spec.shape.clear();
-        for (const auto& dim : value) spec.shape.push_back(integer(dim, what + ".shape", 1, kMaxElements));
-        has_shape = true;
-      } else {
-        arange = value;
-      }
-    });
+    for_each_key(node, what, {"values", "dtype", "source", "shape", "arange"},
+                 [&](const std::string& key, const YAML::Node& value) {
+                   if (key == "values") {
+                     spec.shape = nested_values(value, spec.values, what + ".values");
+                     has_values = true;
+                   } else if (key == "dtype") {
+                     spec.dtype = scalar(value, what + ".dtype");
+                     if (!dtype_from_name(spec.dtype))
+                       fail(value, "unknown dtype '" + spec.dtype + "' (use numpy names: float32, int32, bool, ...)");
+                   } else if (key == "source") {
+                     spec.source = scalar(value, what + ".source");
+                     if (spec.source != "list" && spec.source != "ndarray" && spec.source != "python") {
+                       fail(value, what + ".source must be 'list', 'ndarray' or 'python'");
+                     }
+                   } else if (key == "shape") {
+                     if (!value.IsSequence()) fail(value, what + ".shape must be a list of sizes");
+                     spec.shape.clear();
+                     for (const auto& dim : value) spec.shape.push_back(integer(dim, what + ".shape", 1, kMaxElements));
+                     has_shape = true;
+                   } else {
+                     arange = value;
+                   }
+                 });
     if (has_values == (has_shape && arange.has_value())) {
       fail(node, what + " needs either 'values' or both 'shape' and 'arange'");
     }
@@ -164,7 +163,8 @@ class Reader {
     }
     if (node.IsMap()) {
       auto object = nlohmann::json::object();
-      for_each_key(node, "layer arguments", {}, [&](const std::string& key, const YAML::Node& value) { object[key] = to_json(value); });
+      for_each_key(node, "layer arguments", {},
+                   [&](const std::string& key, const YAML::Node& value) { object[key] = to_json(value); });
       return object;
     }
     const std::string text = scalar(node, "a layer argument");
@@ -181,7 +181,7 @@ class Reader {
   }
 
   std::vector<LayerSpec> layers(const YAML::Node& node) const {
-    static const std::set<std::string> known_types{"Linear", "Conv1d", "Conv2d", "ConvTranspose2d", "LayerNorm",
+    static const std::set<std::string> known_types{"Linear",    "Conv1d",    "Conv2d",    "ConvTranspose2d", "LayerNorm",
                                                    "GroupNorm", "BatchNorm", "Embedding", "RMSNorm"};
     std::vector<LayerSpec> specs;
     for_each_key(node, "layers", {}, [&](const std::string& name, const YAML::Node& value) {
@@ -192,7 +192,8 @@ class Reader {
       for_each_key(value, "layers." + name, {"type", "args", "kwargs"}, [&](const std::string& key, const YAML::Node& item) {
         if (key == "type") {
           spec.type = scalar(item, "layers." + name + ".type");
-          if (!known_types.contains(spec.type)) fail(item, "layer type '" + spec.type + "' is not a tinygrad.nn layer this harness builds");
+          if (!known_types.contains(spec.type))
+            fail(item, "layer type '" + spec.type + "' is not a tinygrad.nn layer this harness builds");
         } else if (key == "args") {
           if (!item.IsSequence()) fail(item, "layers." + name + ".args must be a list");
           spec.args = to_json(item);
@@ -210,23 +211,26 @@ class Reader {
   Expectations expectations(const YAML::Node& node) const {
     Expectations expect;
     expect.where = at(node);
-    for_each_key(node, "expect", {"output", "output_atol", "constant_kinds", "refusal"}, [&](const std::string& key, const YAML::Node& value) {
-      if (key == "refusal") {
-        expect.refusal = scalar(value, "expect.refusal");
-        if (!refusal_code_from_name(expect.refusal)) fail(value, "'" + expect.refusal + "' is not a code of the refusal registry");
-      } else if (key == "output") {
-        expect.output = tensor("output", value, "expect.output");
-      } else if (key == "output_atol") {
-        expect.output_atol = number(value, "expect.output_atol");
-        if (expect.output_atol < 0) fail(value, "expect.output_atol must not be negative");
-      } else {
-        std::map<std::string, int> counts;
-        for_each_key(value, "expect.constant_kinds", {"closure", "literal"}, [&](const std::string& kind, const YAML::Node& count) {
-          counts[kind] = static_cast<int>(integer(count, "expect.constant_kinds." + kind, 0, 1 << 20));
-        });
-        expect.constant_kinds = counts;
-      }
-    });
+    for_each_key(node, "expect", {"output", "output_atol", "constant_kinds", "refusal"},
+                 [&](const std::string& key, const YAML::Node& value) {
+                   if (key == "refusal") {
+                     expect.refusal = scalar(value, "expect.refusal");
+                     if (!refusal_code_from_name(expect.refusal))
+                       fail(value, "'" + expect.refusal + "' is not a code of the refusal registry");
+                   } else if (key == "output") {
+                     expect.output = tensor("output", value, "expect.output");
+                   } else if (key == "output_atol") {
+                     expect.output_atol = number(value, "expect.output_atol");
+                     if (expect.output_atol < 0) fail(value, "expect.output_atol must not be negative");
+                   } else {
+                     std::map<std::string, int> counts;
+                     for_each_key(value, "expect.constant_kinds", {"closure", "literal"},
+                                  [&](const std::string& kind, const YAML::Node& count) {
+                                    counts[kind] = static_cast<int>(integer(count, "expect.constant_kinds." + kind, 0, 1 << 20));
+                                  });
+                     expect.constant_kinds = counts;
+                   }
+                 });
     return expect;
   }
 
@@ -234,55 +238,60 @@ class Reader {
     RosterRow row;
     row.where = at(node);
     bool has_family = false;
-    for_each_key(node, "a row", {"id", "family", "description", "seed", "inputs", "tensors", "layers", "options", "request", "capability", "setup", "forward", "expect"},
-                 [&](const std::string& key, const YAML::Node& value) {
-                   if (key == "id") {
-                     row.id = scalar(value, "id");
-                     row.where = at(value);
-                     static const std::regex valid_id("[a-z][a-z0-9_]*");
-                     if (!std::regex_match(row.id, valid_id)) {
-                       fail(value, "id '" + row.id + "' must be lower_snake_case (it names a CTest test)");
-                     }
-                   } else if (key == "family") {
-                     const std::string name = scalar(value, "family");
-                     const auto family = family_from_string(name);
-                     if (!family) fail(value, "family '" + name + "' is not one of config_built, random_init, ecosystem, refusal, capability");
-                     row.family = *family;
-                     has_family = true;
-                   } else if (key == "description") {
-                     row.description = scalar(value, "description");
-                   } else if (key == "seed") {
-                     row.seed = static_cast<std::uint64_t>(integer(value, "seed", 0, std::int64_t{1} << 53));
-                   } else if (key == "inputs") {
-                     row.inputs = tensor_map(value, "inputs");
-                   } else if (key == "tensors") {
-                     row.tensors = tensor_map(value, "tensors");
-                   } else if (key == "layers") {
-                     row.layers = layers(value);
-                   } else if (key == "setup") {
-                     row.setup = scalar(value, "setup");
-                   } else if (key == "capability") {
-                     row.capability = scalar(value, "capability");
-                     static const std::set<std::string> flags{"has_validation_replay", "payload_materialization", "intermediate_derived_grads"};
-                     if (!flags.contains(row.capability)) {
-                       fail(value, "capability must be has_validation_replay, payload_materialization or intermediate_derived_grads");
-                     }
-                   } else if (key == "request") {
-                     row.request = scalar(value, "request");
-                     if (row.request != "trace" && row.request != "validate_loaded" && row.request != "derive_grads_loaded") {
-                       fail(value, "request must be trace, validate_loaded or derive_grads_loaded");
-                     }
-                   } else if (key == "options") {
-                     for_each_key(value, "options", {}, [&](const std::string& name, const YAML::Node& option) {
-                       row.options[name] = scalar(option, "options." + name);
-                     });
-                   } else if (key == "forward") {
-                     row.forward = scalar(value, "forward");
-                     row.forward_where = at(value);
-                   } else {
-                     row.expect = expectations(value);
-                   }
-                 });
+    for_each_key(
+        node, "a row",
+        {"id", "family", "description", "seed", "inputs", "tensors", "layers", "options", "request", "capability", "setup",
+         "forward", "expect"},
+        [&](const std::string& key, const YAML::Node& value) {
+          if (key == "id") {
+            row.id = scalar(value, "id");
+            row.where = at(value);
+            static const std::regex valid_id("[a-z][a-z0-9_]*");
+            if (!std::regex_match(row.id, valid_id)) {
+              fail(value, "id '" + row.id + "' must be lower_snake_case (it names a CTest test)");
+            }
+          } else if (key == "family") {
+            const std::string name = scalar(value, "family");
+            const auto family = family_from_string(name);
+            if (!family)
+              fail(value, "family '" + name + "' is not one of config_built, random_init, ecosystem, refusal, capability");
+            row.family = *family;
+            has_family = true;
+          } else if (key == "description") {
+            row.description = scalar(value, "description");
+          } else if (key == "seed") {
+            row.seed = static_cast<std::uint64_t>(integer(value, "seed", 0, std::int64_t{1} << 53));
+          } else if (key == "inputs") {
+            row.inputs = tensor_map(value, "inputs");
+          } else if (key == "tensors") {
+            row.tensors = tensor_map(value, "tensors");
+          } else if (key == "layers") {
+            row.layers = layers(value);
+          } else if (key == "setup") {
+            row.setup = scalar(value, "setup");
+          } else if (key == "capability") {
+            row.capability = scalar(value, "capability");
+            static const std::set<std::string> flags{"has_validation_replay", "payload_materialization",
+                                                     "intermediate_derived_grads"};
+            if (!flags.contains(row.capability)) {
+              fail(value, "capability must be has_validation_replay, payload_materialization or intermediate_derived_grads");
+            }
+          } else if (key == "request") {
+            row.request = scalar(value, "request");
+            if (row.request != "trace" && row.request != "validate_loaded" && row.request != "derive_grads_loaded") {
+              fail(value, "request must be trace, validate_loaded or derive_grads_loaded");
+            }
+          } else if (key == "options") {
+            for_each_key(value, "options", {}, [&](const std::string& name, const YAML::Node& option) {
+              row.options[name] = scalar(option, "options." + name);
+            });
+          } else if (key == "forward") {
+            row.forward = scalar(value, "forward");
+            row.forward_where = at(value);
+          } else {
+            row.expect = expectations(value);
+          }
+        });
     if (row.id.empty()) fail(node, "a row needs an 'id'");
     if (!has_family) fail(node, "row '" + row.id + "' needs a 'family'");
     if (row.forward.empty()) fail(node, "row '" + row.id + "' needs a 'forward' (a Python expression over its inputs)");
@@ -297,11 +306,13 @@ class Reader {
     std::set<std::string> names;
     for (const auto* group : {&row.inputs, &row.tensors}) {
       for (const auto& spec : *group) {
-        if (!names.insert(spec.name).second) throw RosterError(spec.where, "name '" + spec.name + "' is defined twice in row '" + row.id + "'");
+        if (!names.insert(spec.name).second)
+          throw RosterError(spec.where, "name '" + spec.name + "' is defined twice in row '" + row.id + "'");
       }
     }
     for (const auto& layer : row.layers) {
-      if (!names.insert(layer.name).second) throw RosterError(layer.where, "name '" + layer.name + "' is defined twice in row '" + row.id + "'");
+      if (!names.insert(layer.name).second)
+        throw RosterError(layer.where, "name '" + layer.name + "' is defined twice in row '" + row.id + "'");
     }
     return row;
   }
@@ -314,11 +325,16 @@ class Reader {
 
 const char* to_string(Family family) {
   switch (family) {
-    case Family::ConfigBuilt: return "config_built";
-    case Family::RandomInit: return "random_init";
-    case Family::Ecosystem: return "ecosystem";
-    case Family::Refusal: return "refusal";
-    case Family::Capability: return "capability";
+    case Family::ConfigBuilt:
+      return "config_built";
+    case Family::RandomInit:
+      return "random_init";
+    case Family::Ecosystem:
+      return "ecosystem";
+    case Family::Refusal:
+      return "refusal";
+    case Family::Capability:
+      return "capability";
   }
   return "?";
 }
@@ -351,7 +367,8 @@ Roster load_roster(const std::string& path) {
   } catch (const YAML::Exception& error) {
     throw RosterError({roster.file, error.mark.line + 1}, "malformed YAML: " + error.msg);
   }
-  if (!document || document.IsNull()) throw RosterError({roster.file, 1}, "the roster is empty: write 'rows:' and a list of rows");
+  if (!document || document.IsNull())
+    throw RosterError({roster.file, 1}, "the roster is empty: write 'rows:' and a list of rows");
   std::set<std::string> ids;
   reader.for_each_key(document, "the roster", {"rows"}, [&](const std::string&, const YAML::Node& rows) {
     if (!rows.IsSequence()) reader.fail(rows, "'rows' must be a list of rows");

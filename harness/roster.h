@@ -85,10 +85,10 @@ struct RosterRow {
   // and "derive_grads_loaded" capture, save and load a .tlspec, then ask the audit-only trace.
   std::string request = "trace";
   std::string capability;  // capability rows: the flag they prove
-  std::string forward;                // a Python expression, or a function body with `return`
+  std::string forward;     // a Python expression, or a function body with `return`
   SourceLocation forward_where;
   Expectations expect;
-  SourceLocation where;               // the row's `id:` line
+  SourceLocation where;  // the row's `id:` line
 };
 
 struct Roster {

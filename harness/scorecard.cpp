@@ -25,7 +25,8 @@ std::string digest_files(const std::vector<std::string>& paths) {
 }
 
 nlohmann::json summarize(const std::vector<CellResult>& cells) {
-  nlohmann::json summary{{"total", cells.size()}, {"by_state", nlohmann::json::object()}, {"by_family", nlohmann::json::object()}};
+  nlohmann::json summary{
+      {"total", cells.size()}, {"by_state", nlohmann::json::object()}, {"by_family", nlohmann::json::object()}};
   for (const CellResult& cell : cells) {
     const std::string state = to_string(cell.state);
     summary["by_state"][state] = summary["by_state"].value(state, 0) + 1;
@@ -41,17 +42,26 @@ nlohmann::json make_scorecard(const BackendSpec& spec, const RunFacts& facts, co
   nlohmann::json card;
   card["schema_version"] = 1;
   card["backend"] = spec.name;
-  card["spec"] = {{"distribution", spec.distribution}, {"supported_range", spec.supported_range},
-                  {"pinned_version", spec.pinned_version}, {"install_extra", spec.install_extra},
-                  {"maturity", spec.maturity}, {"materialization", spec.materialization}, {"device", spec.device}};
-  card["provenance"] = {{"harness_version", facts.harness_version},   {"git_commit", facts.git_commit},
-                        {"framework_version_pinned", spec.pinned_version}, {"framework_version_seen", facts.framework_version_seen},
-                        {"python_version", facts.python_version}, {"roster_digest", facts.roster_digest}, {"leg", facts.leg}};
+  card["spec"] = {{"distribution", spec.distribution},
+                  {"supported_range", spec.supported_range},
+                  {"pinned_version", spec.pinned_version},
+                  {"install_extra", spec.install_extra},
+                  {"maturity", spec.maturity},
+                  {"materialization", spec.materialization},
+                  {"device", spec.device}};
+  card["provenance"] = {{"harness_version", facts.harness_version},
+                        {"git_commit", facts.git_commit},
+                        {"framework_version_pinned", spec.pinned_version},
+                        {"framework_version_seen", facts.framework_version_seen},
+                        {"python_version", facts.python_version},
+                        {"roster_digest", facts.roster_digest},
+                        {"leg", facts.leg}};
   card["cells"] = nlohmann::json::array();
   std::map<std::string, CellState> states;
   for (const CellResult& cell : cells) {
     // Check names and verdicts only: details and messages carry numbers and paths that vary by run.
-    nlohmann::json entry{{"id", cell.id}, {"family", cell.family}, {"roster", cell.roster.str()}, {"state", to_string(cell.state)}};
+    nlohmann::json entry{
+        {"id", cell.id}, {"family", cell.family}, {"roster", cell.roster.str()}, {"state", to_string(cell.state)}};
     if (!cell.refusal_code.empty()) entry["refusal_code"] = cell.refusal_code;
     if (cell.ops) entry["ops"] = *cell.ops;
     entry["checks"] = nlohmann::json::array();
@@ -88,8 +98,10 @@ std::vector<Drift> scorecard_drift(const nlohmann::json& committed, const nlohma
       if (!seen.contains(id)) drift.push_back({what, id, was, "absent", true});
     }
   };
-  compare("cells", "cell", "id", [](const std::string& was, const std::string& now) { return was == "passed" && now != "passed"; });
-  compare("capabilities", "capability", "name", [](const std::string& was, const std::string& now) { return was != "untested" && now != was; });
+  compare("cells", "cell", "id",
+          [](const std::string& was, const std::string& now) { return was == "passed" && now != "passed"; });
+  compare("capabilities", "capability", "name",
+          [](const std::string& was, const std::string& now) { return was != "untested" && now != was; });
   return drift;
 }
 

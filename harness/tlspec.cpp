@@ -27,8 +27,8 @@ constexpr std::uint64_t kMaxPayloadBytes = 1ULL << 34;
 
 const std::map<std::string, std::string>& safetensors_names() {
   static const std::map<std::string, std::string> names{
-      {"bool", "BOOL"}, {"int8", "I8"},   {"int16", "I16"},   {"int32", "I32"},  {"int64", "I64"},
-      {"uint8", "U8"},  {"uint16", "U16"}, {"uint32", "U32"}, {"uint64", "U64"}, {"float16", "F16"},
+      {"bool", "BOOL"},     {"int8", "I8"},     {"int16", "I16"},  {"int32", "I32"},  {"int64", "I64"},
+      {"uint8", "U8"},      {"uint16", "U16"},  {"uint32", "U32"}, {"uint64", "U64"}, {"float16", "F16"},
       {"bfloat16", "BF16"}, {"float32", "F32"}, {"float64", "F64"}};
   return names;
 }
@@ -41,9 +41,10 @@ std::optional<DType> dtype_from_safetensors(const std::string& name) {
 }
 
 json options_json(const TraceOptions& options) {
-  return {{"backend", options.backend},
-          {"module_identity_mode", options.capture.module_identity_mode},
-          {"grad_options", {{"intermediate_grads", options.grad_options.intermediate_grads}, {"loss", options.grad_options.loss}}}};
+  return {
+      {"backend", options.backend},
+      {"module_identity_mode", options.capture.module_identity_mode},
+      {"grad_options", {{"intermediate_grads", options.grad_options.intermediate_grads}, {"loss", options.grad_options.loss}}}};
 }
 
 std::string safetensors_bytes(const Trace& trace) {
@@ -67,7 +68,8 @@ std::string safetensors_bytes(const Trace& trace) {
   const std::uint64_t length = text.size();
   for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>((length >> (8 * i)) & 0xff);
   bytes += text;
-  for (const auto& [name, payload] : tensors) bytes.append(reinterpret_cast<const char*>(payload->bytes.data()), payload->bytes.size());
+  for (const auto& [name, payload] : tensors)
+    bytes.append(reinterpret_cast<const char*>(payload->bytes.data()), payload->bytes.size());
   return bytes;
 }
 
@@ -91,7 +93,8 @@ std::vector<std::int64_t> read_shape(const json& value, const fs::path& file, co
     if (!dim.is_number_integer() || dim.get<std::int64_t>() < 0) reject(file, where + " shape has a bad size");
     shape.push_back(dim.get<std::int64_t>());
     elements *= static_cast<std::uint64_t>(shape.back());
-    if (elements * itemsize > kMaxPayloadBytes) reject(file, where + " declares more than " + std::to_string(kMaxPayloadBytes) + " bytes");
+    if (elements * itemsize > kMaxPayloadBytes)
+      reject(file, where + " declares more than " + std::to_string(kMaxPayloadBytes) + " bytes");
   }
   return shape;
 }
@@ -131,19 +134,22 @@ void read_payloads(const fs::path& file, Trace& trace) {
     } catch (const std::exception&) {
       reject(file, "tensor name '" + name + "' is not out.N or grad.N");
     }
-    if ((kind != "out" && kind != "grad") || index >= trace.ops.size()) reject(file, "tensor name '" + name + "' names no op of the manifest");
+    if ((kind != "out" && kind != "grad") || index >= trace.ops.size())
+      reject(file, "tensor name '" + name + "' names no op of the manifest");
     const auto dtype = dtype_from_safetensors(field<std::string>(entry, "dtype", file, name));
     if (!dtype) reject(file, name + " has an unknown dtype");
     const auto shape = read_shape(entry.contains("shape") ? entry["shape"] : json(), file, name, dtype->itemsize);
     const auto offsets = field<std::vector<std::uint64_t>>(entry, "data_offsets", file, name);
-    if (offsets.size() != 2 || offsets[0] > offsets[1] || offsets[1] > data_size) reject(file, name + " data_offsets are out of range");
+    if (offsets.size() != 2 || offsets[0] > offsets[1] || offsets[1] > data_size)
+      reject(file, name + " data_offsets are out of range");
     Payload payload{*dtype, shape, {}};
     if (offsets[1] - offsets[0] != static_cast<std::uint64_t>(payload.numel()) * dtype->itemsize) {
       reject(file, name + " holds " + std::to_string(offsets[1] - offsets[0]) + " bytes, its dtype and shape need " +
                        std::to_string(payload.numel() * static_cast<std::int64_t>(dtype->itemsize)));
     }
     Op& op = trace.ops[index];
-    if (payload.dtype != op.dtype || payload.shape != op.shape) reject(file, name + " does not match op " + op.label + "'s dtype and shape");
+    if (payload.dtype != op.dtype || payload.shape != op.shape)
+      reject(file, name + " does not match op " + op.label + "'s dtype and shape");
     spans.emplace_back(offsets[0], offsets[1]);
     payload.bytes.resize(offsets[1] - offsets[0]);
     in.seekg(static_cast<std::streamoff>(8 + header_length + offsets[0]));
@@ -177,10 +183,16 @@ void Trace::save(const std::string& directory, bool with_payloads) const {
   for (const Op& op : ops) {
     json parents = json::array();
     for (const ParentRef& parent : op.parents) parents.push_back({{"op", parent.op}, {"position", parent.position}});
-    manifest["ops"].push_back({{"index", op.index}, {"label", op.label}, {"op", op.framework_op}, {"kind", to_string(op.kind)},
+    manifest["ops"].push_back({{"index", op.index},
+                               {"label", op.label},
+                               {"op", op.framework_op},
+                               {"kind", to_string(op.kind)},
                                {"constant_kind", op.constant_kind ? json(*op.constant_kind) : json(nullptr)},
-                               {"dtype", op.dtype.name}, {"shape", op.shape}, {"parents", parents},
-                               {"module", op.module}, {"call_site", op.call_site}});
+                               {"dtype", op.dtype.name},
+                               {"shape", op.shape},
+                               {"parents", parents},
+                               {"module", op.module},
+                               {"call_site", op.call_site}});
   }
   // Written beside the target and renamed into place: a killed save leaves the old bundle intact.
   const fs::path target = fs::absolute(directory);
@@ -208,7 +220,8 @@ Trace Trace::load(const std::string& directory) {
     reject(manifest_file, std::string("is not JSON: ") + error.what());
   }
   if (field<int>(manifest, "schema_version", manifest_file, "manifest") != kTlspecSchemaVersion) {
-    reject(manifest_file, "has schema_version " + manifest["schema_version"].dump() + "; this harness reads " + std::to_string(kTlspecSchemaVersion));
+    reject(manifest_file, "has schema_version " + manifest["schema_version"].dump() + "; this harness reads " +
+                              std::to_string(kTlspecSchemaVersion));
   }
   Trace trace;
   trace.backend = field<std::string>(manifest, "backend", manifest_file, "manifest");
@@ -224,22 +237,30 @@ Trace Trace::load(const std::string& directory) {
     const std::string where = "ops[" + std::to_string(i) + "]";
     Op op;
     op.index = i;
-    if (field<std::size_t>(entry, "index", manifest_file, where) != i) reject(manifest_file, where + ".index is not " + std::to_string(i));
+    if (field<std::size_t>(entry, "index", manifest_file, where) != i)
+      reject(manifest_file, where + ".index is not " + std::to_string(i));
     op.label = field<std::string>(entry, "label", manifest_file, where);
     op.framework_op = field<std::string>(entry, "op", manifest_file, where);
     const auto kind = field<std::string>(entry, "kind", manifest_file, where);
-    if (kind == "input") op.kind = OpKind::Input;
-    else if (kind == "compute") op.kind = OpKind::Compute;
-    else if (kind == "view") op.kind = OpKind::View;
-    else if (kind == "constant") op.kind = OpKind::Constant;
-    else reject(manifest_file, where + ".kind '" + kind + "' is unknown");
-    if (entry.contains("constant_kind") && !entry["constant_kind"].is_null()) op.constant_kind = field<std::string>(entry, "constant_kind", manifest_file, where);
+    if (kind == "input")
+      op.kind = OpKind::Input;
+    else if (kind == "compute")
+      op.kind = OpKind::Compute;
+    else if (kind == "view")
+      op.kind = OpKind::View;
+    else if (kind == "constant")
+      op.kind = OpKind::Constant;
+    else
+      reject(manifest_file, where + ".kind '" + kind + "' is unknown");
+    if (entry.contains("constant_kind") && !entry["constant_kind"].is_null())
+      op.constant_kind = field<std::string>(entry, "constant_kind", manifest_file, where);
     const auto dtype = dtype_from_name(field<std::string>(entry, "dtype", manifest_file, where));
     if (!dtype) reject(manifest_file, where + ".dtype is unknown");
     op.dtype = *dtype;
     op.shape = read_shape(entry.value("shape", json()), manifest_file, where, dtype->itemsize);
     for (const json& parent : entry.value("parents", json::array())) {
-      const ParentRef ref{field<std::size_t>(parent, "op", manifest_file, where + ".parents"), field<std::size_t>(parent, "position", manifest_file, where + ".parents")};
+      const ParentRef ref{field<std::size_t>(parent, "op", manifest_file, where + ".parents"),
+                          field<std::size_t>(parent, "position", manifest_file, where + ".parents")};
       if (ref.op >= i) reject(manifest_file, where + " has a parent that does not precede it");
       op.parents.push_back(ref);
     }
@@ -249,7 +270,8 @@ Trace Trace::load(const std::string& directory) {
   }
   for (const char* list : {"outputs", "inputs"}) {
     for (std::size_t index : field<std::vector<std::size_t>>(manifest, list, manifest_file, "manifest")) {
-      if (index >= trace.ops.size()) reject(manifest_file, std::string(list) + " names op " + std::to_string(index) + ", past the last op");
+      if (index >= trace.ops.size())
+        reject(manifest_file, std::string(list) + " names op " + std::to_string(index) + ", past the last op");
       (std::string(list) == "outputs" ? trace.outputs : trace.inputs).push_back(index);
     }
   }

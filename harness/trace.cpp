@@ -6,10 +6,14 @@ namespace tl {
 
 const char* to_string(OpKind kind) {
   switch (kind) {
-    case OpKind::Input: return "input";
-    case OpKind::Compute: return "compute";
-    case OpKind::View: return "view";
-    case OpKind::Constant: return "constant";
+    case OpKind::Input:
+      return "input";
+    case OpKind::Compute:
+      return "compute";
+    case OpKind::View:
+      return "view";
+    case OpKind::Constant:
+      return "constant";
   }
   return "?";
 }

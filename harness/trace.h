@@ -28,7 +28,7 @@ struct ParentRef {
 
 struct Op {
   std::size_t index = 0;
-  std::string label;        // stable and readable, e.g. "matmul.reduce:0"
+  std::string label;         // stable and readable, e.g. "matmul.reduce:0"
   std::string framework_op;  // the tinygrad UOp op name, e.g. "REDUCE"
   OpKind kind = OpKind::Compute;
   // For constants: "closure" (a tensor that existed before the forward) or "literal" (made inside it).
@@ -38,8 +38,8 @@ struct Op {
   std::vector<ParentRef> parents;
   std::optional<Payload> out;   // the value; absent only in a bundle saved without payloads
   std::optional<Payload> grad;  // d loss / d this op, where derived
-  std::string module;     // provenance: the framework method that made the op (tinygrad metadata)
-  std::string call_site;  // provenance: file:line where known
+  std::string module;           // provenance: the framework method that made the op (tinygrad metadata)
+  std::string call_site;        // provenance: file:line where known
 };
 
 class Trace;

@@ -16,7 +16,8 @@ std::optional<std::string> first_difference(const Trace& expected, const Trace& 
   }
   if (expected.outputs != actual.outputs) return std::string("output ops differ");
   if (expected.inputs != actual.inputs) return std::string("input ops differ");
-  if (expected.backend != actual.backend || expected.framework_version != actual.framework_version || expected.device != actual.device) {
+  if (expected.backend != actual.backend || expected.framework_version != actual.framework_version ||
+      expected.device != actual.device) {
     return std::string("backend, framework version or device differ");
   }
   for (std::size_t i = 0; i < expected.ops.size(); ++i) {
@@ -24,7 +25,8 @@ std::optional<std::string> first_difference(const Trace& expected, const Trace& 
     const Op& b = actual.ops[i];
     const std::string where = "op " + a.label + " (index " + std::to_string(i) + "): ";
     if (a.label != b.label) return where + "label " + b.label;
-    if (a.framework_op != b.framework_op || a.kind != b.kind || a.constant_kind != b.constant_kind) return where + "op, kind or constant kind differ";
+    if (a.framework_op != b.framework_op || a.kind != b.kind || a.constant_kind != b.constant_kind)
+      return where + "op, kind or constant kind differ";
     if (a.dtype != b.dtype || a.shape != b.shape) return where + "dtype or shape differ";
     if (a.parents != b.parents) return where + "parents differ";
     if (a.module != b.module || a.call_site != b.call_site) return where + "provenance differs";

@@ -6,9 +6,12 @@ namespace {
 nlohmann::json payload_values(const Payload& payload) {
   auto values = nlohmann::json::array();
   for (double value : payload.to_doubles()) {
-    if (payload.dtype.kind == DTypeKind::Bool) values.push_back(value != 0.0);
-    else if (payload.dtype.is_float()) values.push_back(value);
-    else values.push_back(static_cast<long long>(value));
+    if (payload.dtype.kind == DTypeKind::Bool)
+      values.push_back(value != 0.0);
+    else if (payload.dtype.is_float())
+      values.push_back(value);
+    else
+      values.push_back(static_cast<long long>(value));
   }
   return values;
 }
@@ -16,7 +19,9 @@ nlohmann::json payload_values(const Payload& payload) {
 }  // namespace
 
 nlohmann::json trace_to_json(const Trace& trace) {
-  nlohmann::json json{{"backend", trace.backend}, {"framework_version", trace.framework_version}, {"device", trace.device},
+  nlohmann::json json{{"backend", trace.backend},
+                      {"framework_version", trace.framework_version},
+                      {"device", trace.device},
                       {"live_payloads", trace.has_live_payloads()},
                       {"stats", {{"evaluations", trace.stats.evaluations}, {"kernels", trace.stats.kernels}}}};
   json["ops"] = nlohmann::json::array();

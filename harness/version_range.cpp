@@ -49,12 +49,18 @@ bool version_in_range(const std::string& version, const std::string& range) {
     const std::string op = clause.substr(0, op_length);
     const int order = compare(have, parse(trim(clause.substr(op_length))));
     bool ok = false;
-    if (op == ">=") ok = order >= 0;
-    else if (op == "<=") ok = order <= 0;
-    else if (op == "==") ok = order == 0;
-    else if (op == ">") ok = order > 0;
-    else if (op == "<") ok = order < 0;
-    else throw std::invalid_argument("cannot read version clause '" + clause + "'");
+    if (op == ">=")
+      ok = order >= 0;
+    else if (op == "<=")
+      ok = order <= 0;
+    else if (op == "==")
+      ok = order == 0;
+    else if (op == ">")
+      ok = order > 0;
+    else if (op == "<")
+      ok = order < 0;
+    else
+      throw std::invalid_argument("cannot read version clause '" + clause + "'");
     if (!ok) return false;
   }
   return true;

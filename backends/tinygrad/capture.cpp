@@ -110,8 +110,6 @@ class GraphWalker {
   std::vector<NodeClass> classes_;
 };
 
-bool op_is(const py::handle& uop, const py::object& op) { return py::object(uop.attr("op")).is(op); }
-
 std::string op_name(const py::handle& uop) { return uop.attr("op").attr("name").cast<std::string>(); }
 
 std::vector<std::int64_t> shape_of(const py::handle& uop) {
@@ -211,10 +209,9 @@ void refuse_unrealizable_constants(const GraphWalker& walker, const Trace& trace
       try {
         uop.attr("buffer").attr("ensure_allocated")();
       } catch (py::error_already_set& error) {
-        throw BackendUnsupportedError(RefusalCode::ConstantUnrealizable, "tinygrad",
-                                      "its data on " + buffer_device + " cannot be read (" +
-                                          py::str(error.value()).cast<std::string>() + ")",
-                                      op.label);
+        throw BackendUnsupportedError(
+            RefusalCode::ConstantUnrealizable, "tinygrad",
+            "its data on " + buffer_device + " cannot be read (" + py::str(error.value()).cast<std::string>() + ")", op.label);
       }
     }
   }

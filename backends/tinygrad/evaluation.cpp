@@ -66,7 +66,6 @@ std::vector<Payload> evaluate_once(const TinygradApi& api, const std::vector<py:
   return payloads;
 }
 
-
 py::object buffer_from_payload(const TinygradApi& api, const Payload& payload) {
   const py::bytes data(reinterpret_cast<const char*>(payload.bytes.data()), payload.bytes.size());
   const py::object tensor = api.Tensor(data, py::arg("dtype") = api.dtypes.attr(payload.dtype.name.c_str()));

@@ -13,13 +13,16 @@ namespace {
 void refuse_unsupported_options(const TraceOptions& options) {
   if (!options.other.empty()) {
     const auto& [name, value] = *options.other.begin();
-    refuse(RefusalCode::TraceOptionUnsupported, "trace option '" + name + "' (= " + value + ") is not taken by the tinygrad backend");
+    refuse(RefusalCode::TraceOptionUnsupported,
+           "trace option '" + name + "' (= " + value + ") is not taken by the tinygrad backend");
   }
   const std::string& mode = options.capture.module_identity_mode;
   if (mode != "auto" && mode != "metadata" && mode != "none") {
-    refuse(RefusalCode::ModuleIdentityModeUnsupported, "module_identity_mode \"" + mode + "\" is not a mode of the tinygrad backend");
+    refuse(RefusalCode::ModuleIdentityModeUnsupported,
+           "module_identity_mode \"" + mode + "\" is not a mode of the tinygrad backend");
   }
-  if (options.random_seed) refuse(RefusalCode::ExplicitSeedUnsupported, "random_seed=" + std::to_string(*options.random_seed) + " was given");
+  if (options.random_seed)
+    refuse(RefusalCode::ExplicitSeedUnsupported, "random_seed=" + std::to_string(*options.random_seed) + " was given");
   const CapabilityRequests& asked = options.requests;
   if (asked.backward_capture) refuse(RefusalCode::BackwardCaptureUnsupported, "backward capture was requested");
   if (asked.fastlog) refuse(RefusalCode::FastlogUnsupported, "fastlog was requested");
@@ -32,8 +35,8 @@ void refuse_unsupported_options(const TraceOptions& options) {
 void refuse_unsupported_version(const std::string& installed) {
   const BackendSpec& spec = backend_spec();
   if (!version_in_range(installed, spec.supported_range)) {
-    refuse(RefusalCode::BackendVersionUnsupported,
-           "tinygrad " + installed + " is installed; the backend supports " + spec.supported_range + " (pinned " + spec.pinned_version + ")");
+    refuse(RefusalCode::BackendVersionUnsupported, "tinygrad " + installed + " is installed; the backend supports " +
+                                                       spec.supported_range + " (pinned " + spec.pinned_version + ")");
   }
 }
 
@@ -41,7 +44,8 @@ void refuse_without_tensor_input(const pybind11::tuple& args, const pybind11::ob
   for (pybind11::handle arg : args) {
     if (pybind11::isinstance(arg, tensor_type)) return;
   }
-  refuse(RefusalCode::TinygradInputRequired, "none of the " + std::to_string(args.size()) + " positional argument(s) is a tinygrad Tensor");
+  refuse(RefusalCode::TinygradInputRequired,
+         "none of the " + std::to_string(args.size()) + " positional argument(s) is a tinygrad Tensor");
 }
 
 }  // namespace tl::tinygrad

@@ -15,10 +15,10 @@
 #include "backends/tinygrad/preflight.h"
 #include "backends/tinygrad/row_fixture.h"
 #include "backends/tinygrad/tinygrad_api.h"
-#include "harness/python_runtime.h"
-#include "harness/trace_options.h"
 #include "harness/errors.h"
+#include "harness/python_runtime.h"
 #include "harness/refusal.h"
+#include "harness/trace_options.h"
 
 namespace tl::tinygrad {
 namespace {
@@ -187,7 +187,8 @@ class TinygradProtocol : public BackendProtocol {
     std::optional<Trace> loaded;
     if (row.request != "trace") {
       const Trace live = tl::trace(fixture.forward, fixture.inputs, options);
-      const auto directory = std::filesystem::temp_directory_path() / ("tl-" + row.id + "-" + std::to_string(::getpid()) + ".tlspec");
+      const auto directory =
+          std::filesystem::temp_directory_path() / ("tl-" + row.id + "-" + std::to_string(::getpid()) + ".tlspec");
       live.save(directory.string());
       loaded = Trace::load(directory.string());
       std::filesystem::remove_all(directory);
@@ -232,10 +233,16 @@ class TinygradProtocol : public BackendProtocol {
 }  // namespace
 
 const BackendSpec& backend_spec() {
-  static const BackendSpec spec{
-      "tinygrad",        "tinygrad", ">=0.13.0,<0.14", "0.13.0",
-      "torchlens[tinygrad]", "preview", "lazy",        "DEV=PYTHON", declared_capabilities(),
-      [] { return std::unique_ptr<BackendProtocol>(new TinygradProtocol()); }};
+  static const BackendSpec spec{"tinygrad",
+                                "tinygrad",
+                                ">=0.13.0,<0.14",
+                                "0.13.0",
+                                "torchlens[tinygrad]",
+                                "preview",
+                                "lazy",
+                                "DEV=PYTHON",
+                                declared_capabilities(),
+                                [] { return std::unique_ptr<BackendProtocol>(new TinygradProtocol()); }};
   return spec;
 }
 

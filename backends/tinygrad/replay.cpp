@@ -21,9 +21,12 @@ namespace {
 Payload perturbed(const Payload& payload) {
   std::vector<double> values = payload.to_doubles();
   for (double& v : values) {
-    if (payload.dtype.kind == DTypeKind::Bool) v = v != 0.0 ? 0.0 : 1.0;
-    else if (payload.dtype.is_float()) v = v + 1.0 + 0.5 * std::fabs(v);
-    else v = v + 1.0;
+    if (payload.dtype.kind == DTypeKind::Bool)
+      v = v != 0.0 ? 0.0 : 1.0;
+    else if (payload.dtype.is_float())
+      v = v + 1.0 + 0.5 * std::fabs(v);
+    else
+      v = v + 1.0;
   }
   return Payload::from_doubles(payload.dtype, payload.shape, values);
 }
@@ -35,7 +38,9 @@ bool all_values(const Payload& payload, bool (*predicate)(double)) {
   return true;
 }
 
-bool finite(const Payload& payload) { return all_values(payload, [](double v) { return std::isfinite(v); }); }
+bool finite(const Payload& payload) {
+  return all_values(payload, [](double v) { return std::isfinite(v); });
+}
 
 // Why an op may legitimately ignore a perturbation of its parent at `position`; nullopt when it may
 // not (then the replay graph does not really depend on that parent: a failure).
@@ -96,7 +101,8 @@ ValidationStatus TinygradLiveGraph::validate(const Trace& trace, const std::vect
       }
       Op missing;
       missing.index = first;
-      missing.label = first < uops_.size() ? "(a " + uops_[first].attr("op").attr("name").cast<std::string>() + " in the capture)" : "(past the capture)";
+      missing.label = first < uops_.size() ? "(a " + uops_[first].attr("op").attr("name").cast<std::string>() + " in the capture)"
+                                           : "(past the capture)";
       decide(missing, "structure", "fail",
              "is missing from the trace or out of place: the trace has " + std::to_string(trace.ops.size()) +
                  " ops, the capture recorded " + std::to_string(uops_.size()));
@@ -109,9 +115,11 @@ ValidationStatus TinygradLiveGraph::validate(const Trace& trace, const std::vect
     const TinygradApi api;
     for (const Op& op : trace.ops) {
       const std::string recorded = uops_[op.index].attr("op").attr("name").cast<std::string>();
-      if (op.framework_op != recorded) decide(op, "structure", "fail", "is " + op.framework_op + " but the capture recorded " + recorded);
+      if (op.framework_op != recorded)
+        decide(op, "structure", "fail", "is " + op.framework_op + " but the capture recorded " + recorded);
       for (const ParentRef& parent : op.parents) {
-        if (parent.op >= op.index) decide(op, "structure", "fail", "parent " + std::to_string(parent.op) + " does not precede it");
+        if (parent.op >= op.index)
+          decide(op, "structure", "fail", "parent " + std::to_string(parent.op) + " does not precede it");
       }
     }
 
@@ -123,7 +131,8 @@ ValidationStatus TinygradLiveGraph::validate(const Trace& trace, const std::vect
       for (std::size_t i = 0; i < outputs.size(); ++i) {
         const Op& op = trace.ops[trace.outputs[i]];
         const Comparison comparison = compare(outputs[i], *op.out);
-        decide(op, "ground_truth", comparison.equal ? "pass" : "fail", comparison.equal ? "equals the given output" : comparison.message);
+        decide(op, "ground_truth", comparison.equal ? "pass" : "fail",
+               comparison.equal ? "equals the given output" : comparison.message);
       }
     }
     if (!status.message.empty()) return;
@@ -160,11 +169,13 @@ ValidationStatus TinygradLiveGraph::validate(const Trace& trace, const std::vect
         jobs.push_back({op.index, std::nullopt});
         for (const ParentRef& parent : op.parents) {
           if (trace.ops[parent.op].framework_op == "CONST") continue;  // literals are part of the op's definition
-          nodes.push_back(rebuild(op, std::make_pair(parent.position, buffer_from_payload(api, perturbed(*trace.ops[parent.op].out)))));
+          nodes.push_back(
+              rebuild(op, std::make_pair(parent.position, buffer_from_payload(api, perturbed(*trace.ops[parent.op].out)))));
           jobs.push_back({op.index, parent.position});
         }
       } catch (py::error_already_set& error) {
-        decide(op, "replay", "fail", std::string("cannot rebuild the op from its parents: ") + py::str(error.value()).cast<std::string>());
+        decide(op, "replay", "fail",
+               std::string("cannot rebuild the op from its parents: ") + py::str(error.value()).cast<std::string>());
       } catch (const std::exception& error) {
         decide(op, "replay", "fail", std::string("cannot rebuild the op from its parents: ") + error.what());
       }
@@ -189,7 +200,8 @@ ValidationStatus TinygradLiveGraph::validate(const Trace& trace, const std::vect
       if (!jobs[j].perturbed_position) {
         const Comparison comparison = compare(*op.out, results[j]);
         decide(op, "replay", comparison.equal ? "pass" : "fail",
-               comparison.equal ? "replayed from its parents' payloads" : "replay differs from the saved payload: " + comparison.message);
+               comparison.equal ? "replayed from its parents' payloads"
+                                : "replay differs from the saved payload: " + comparison.message);
         replayed[op.index] = &results[j];
         ++status.replayed;
         continue;

@@ -58,9 +58,7 @@ py::dict tensor_spec(const TensorSpec& spec) {
   return dict;
 }
 
-py::object from_json(const nlohmann::json& json) {
-  return py::module_::import("json").attr("loads")(json.dump());
-}
+py::object from_json(const nlohmann::json& json) { return py::module_::import("json").attr("loads")(json.dump()); }
 
 }  // namespace
 

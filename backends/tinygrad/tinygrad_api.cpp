@@ -22,10 +22,18 @@ DType payload_dtype(py::handle tinygrad_dtype) {
   static constexpr struct {
     const char* tinygrad;
     const char* payload;
-  } kNames[] = {{"bool", "bool"},          {"signed char", "int8"},     {"short", "int16"},
-                {"int", "int32"},          {"long", "int64"},           {"unsigned char", "uint8"},
-                {"unsigned short", "uint16"}, {"unsigned int", "uint32"}, {"unsigned long", "uint64"},
-                {"half", "float16"},       {"__bf16", "bfloat16"},      {"float", "float32"},
+  } kNames[] = {{"bool", "bool"},
+                {"signed char", "int8"},
+                {"short", "int16"},
+                {"int", "int32"},
+                {"long", "int64"},
+                {"unsigned char", "uint8"},
+                {"unsigned short", "uint16"},
+                {"unsigned int", "uint32"},
+                {"unsigned long", "uint64"},
+                {"half", "float16"},
+                {"__bf16", "bfloat16"},
+                {"float", "float32"},
                 {"double", "float64"}};
   for (const auto& entry : kNames) {
     if (name == entry.tinygrad) return *dtype_from_name(entry.payload);

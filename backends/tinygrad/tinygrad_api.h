@@ -15,8 +15,8 @@ namespace py = pybind11;
 struct TinygradApi {
   TinygradApi();
 
-  py::module_ tensor_module;    // tinygrad.tensor (all_tensors, _apply_map_to_tensors)
-  py::module_ realize_module;   // tinygrad.engine.realize (run_linear)
+  py::module_ tensor_module;   // tinygrad.tensor (all_tensors, _apply_map_to_tensors)
+  py::module_ realize_module;  // tinygrad.engine.realize (run_linear)
   py::object Tensor;
   py::object UOp;
   py::object Ops;

@@ -66,12 +66,15 @@ TEST(Capture, RunsExactlyOneEvaluation) {
 realize_module.run_linear = count(realize_module.run_linear)
 tensor_module.run_linear = count(tensor_module.run_linear)
 GlobalCounters.reset()
-)PY", scope);
+)PY",
+           scope);
   const Trace trace = tl::trace(scope["mlp"], py::make_tuple(scope["x"]));
   const int runs = py::eval("calls['run_linear']", scope).cast<int>();
   const int kernels = py::eval("GlobalCounters.kernel_count", scope).cast<int>();
-  py::exec("realize_module.run_linear = realize_module.run_linear.__closure__[0].cell_contents\n"
-           "tensor_module.run_linear = tensor_module.run_linear.__closure__[0].cell_contents", scope);
+  py::exec(
+      "realize_module.run_linear = realize_module.run_linear.__closure__[0].cell_contents\n"
+      "tensor_module.run_linear = tensor_module.run_linear.__closure__[0].cell_contents",
+      scope);
   EXPECT_EQ(runs, 1);
   EXPECT_EQ(trace.stats.evaluations, 1);
   EXPECT_EQ(trace.stats.kernels, kernels);

@@ -15,9 +15,10 @@ CellResult identity() {
 }
 
 TEST(CellProcess, ReadsTheResultLine) {
-  const ChildOutcome outcome = run_child(
-      {"/bin/sh", "-c", R"(echo noise; echo '{"id":"probe","family":"config_built","roster":"r.yaml:4","state":"passed","ops":7}')"},
-      std::chrono::seconds(10));
+  const ChildOutcome outcome =
+      run_child({"/bin/sh", "-c",
+                 R"(echo noise; echo '{"id":"probe","family":"config_built","roster":"r.yaml:4","state":"passed","ops":7}')"},
+                std::chrono::seconds(10));
   const CellResult cell = cell_result_from_child(outcome, identity());
   EXPECT_EQ(cell.state, CellState::Passed);
   EXPECT_EQ(cell.ops, 7u);

@@ -29,7 +29,8 @@ std::string scratch(const std::string& name) {
 TEST(Cli, CrashAndHangAreCellStatesAndTheScorecardIsWritten) {
   const std::string out = scratch("misbehaving.json");
   const ChildOutcome outcome =
-      tlconform({"run", "--roster", std::string(TL_SOURCE_DIR) + "/tests/unit/data/misbehaving_rows.yaml", "--timeout", "20", "--out", out});
+      tlconform({"run", "--roster", std::string(TL_SOURCE_DIR) + "/tests/unit/data/misbehaving_rows.yaml", "--timeout", "20",
+                 "--out", out});
   EXPECT_EQ(outcome.exit_code, 1) << outcome.stdout_text << outcome.stderr_text;
   ASSERT_TRUE(fs::exists(out)) << outcome.stdout_text;
   const nlohmann::json card = nlohmann::json::parse(std::ifstream(out));
@@ -44,7 +45,8 @@ TEST(Cli, CrashAndHangAreCellStatesAndTheScorecardIsWritten) {
 
 TEST(Cli, ARegressedCellIsDriftAndFailsTheCheck) {
   // Recorded results equal to the committed scorecard, except one row that now fails.
-  const nlohmann::json committed = nlohmann::json::parse(std::ifstream(std::string(TL_SOURCE_DIR) + "/scorecards/tinygrad/scorecard.json"));
+  const nlohmann::json committed =
+      nlohmann::json::parse(std::ifstream(std::string(TL_SOURCE_DIR) + "/scorecards/tinygrad/scorecard.json"));
   const std::string records = scratch("records");
   fs::create_directories(records);
   for (const auto& cell : committed["cells"]) {
@@ -52,17 +54,19 @@ TEST(Cli, ARegressedCellIsDriftAndFailsTheCheck) {
     if (cell["id"] == "tutorial_mlp") record["state"] = "failed";
     std::ofstream(fs::path(records) / (cell["id"].get<std::string>() + ".json")) << record.dump();
   }
-  const ChildOutcome outcome = tlconform({"scorecard", "--backend", "tinygrad", "--from", records, "--check", "--out", scratch("fresh.json")});
+  const ChildOutcome outcome =
+      tlconform({"scorecard", "--backend", "tinygrad", "--from", records, "--check", "--out", scratch("fresh.json")});
   EXPECT_EQ(outcome.exit_code, 1) << outcome.stdout_text << outcome.stderr_text;
   EXPECT_NE(outcome.stdout_text.find("REGRESSION cell tutorial_mlp: passed -> failed"), std::string::npos) << outcome.stdout_text;
   // The capabilities that tutorial_mlp proves lose their proof.
-  EXPECT_NE(outcome.stdout_text.find("capability Closure constant with a readable buffer: supported -> untested"), std::string::npos)
+  EXPECT_NE(outcome.stdout_text.find("capability Closure constant with a readable buffer: supported -> untested"),
+            std::string::npos)
       << outcome.stdout_text;
 }
 
 TEST(Cli, WriteIsOnlyForThePinnedLeg) {
-  const ChildOutcome outcome =
-      tlconform({"scorecard", "--backend", "tinygrad", "--from", scratch("none"), "--leg", "in-range-latest", "--write", "--out", scratch("x.json")});
+  const ChildOutcome outcome = tlconform({"scorecard", "--backend", "tinygrad", "--from", scratch("none"), "--leg",
+                                          "in-range-latest", "--write", "--out", scratch("x.json")});
   EXPECT_EQ(outcome.exit_code, 2) << outcome.stdout_text << outcome.stderr_text;
   EXPECT_NE(outcome.stderr_text.find("--write is for the pinned leg"), std::string::npos) << outcome.stderr_text;
 }
@@ -82,7 +86,8 @@ TEST(Cli, MisuseExitsTwoWithUsage) {
 TEST(Cli, ListNeverStartsPython) {
   // With a venv that does not exist, anything that started Python would fail.
   const std::string fake_venv = scratch("no-venv");
-  ChildOutcome outcome = run_child({"/usr/bin/env", "TL_VENV=" + fake_venv, TL_TLCONFORM, "list", "--ctest"}, std::chrono::seconds(60));
+  ChildOutcome outcome =
+      run_child({"/usr/bin/env", "TL_VENV=" + fake_venv, TL_TLCONFORM, "list", "--ctest"}, std::chrono::seconds(60));
   EXPECT_EQ(outcome.exit_code, 0) << outcome.stderr_text;
   EXPECT_NE(outcome.stdout_text.find("conformance.tutorial_mlp"), std::string::npos);
 }

@@ -12,7 +12,8 @@ namespace {
 DType dtype(const char* name) { return *dtype_from_name(name); }
 
 TEST(Payload, RoundTripsValuesThroughEveryDtype) {
-  for (const char* name : {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "bfloat16", "float32", "float64"}) {
+  for (const char* name : {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
+                           "bfloat16", "float32", "float64"}) {
     const Payload payload = Payload::from_doubles(dtype(name), {2, 2}, {0, 1, 1, 0});
     EXPECT_EQ(payload.bytes.size(), 4 * payload.dtype.itemsize) << name;
     EXPECT_EQ(payload.to_doubles(), (std::vector<double>{0, 1, 1, 0})) << name;

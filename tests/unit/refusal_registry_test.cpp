@@ -15,12 +15,25 @@ namespace tl {
 namespace {
 
 TEST(RefusalRegistry, HoldsEverySpecCodeOnceInEnumOrder) {
-  const std::set<std::string> spec_codes{
-      "module_identity_mode_unsupported", "backward_capture_unsupported", "fastlog_unsupported", "interventions_unsupported",
-      "rng_replay_unsupported", "streaming_unsupported", "structure_only_capture_unsupported", "constant_unrealizable",
-      "rng_state_in_graph", "explicit_seed_unsupported", "trace_option_unsupported", "mid_capture_execution_unsupported",
-      "input_mutation_unsupported", "tensor_output_required", "tinygrad_input_required", "live_payloads_required",
-      "backend_unknown", "backend_version_unsupported", "function_call_unsupported"};
+  const std::set<std::string> spec_codes{"module_identity_mode_unsupported",
+                                         "backward_capture_unsupported",
+                                         "fastlog_unsupported",
+                                         "interventions_unsupported",
+                                         "rng_replay_unsupported",
+                                         "streaming_unsupported",
+                                         "structure_only_capture_unsupported",
+                                         "constant_unrealizable",
+                                         "rng_state_in_graph",
+                                         "explicit_seed_unsupported",
+                                         "trace_option_unsupported",
+                                         "mid_capture_execution_unsupported",
+                                         "input_mutation_unsupported",
+                                         "tensor_output_required",
+                                         "tinygrad_input_required",
+                                         "live_payloads_required",
+                                         "backend_unknown",
+                                         "backend_version_unsupported",
+                                         "function_call_unsupported"};
   std::set<std::string> names;
   for (std::size_t i = 0; i < refusal_registry().size(); ++i) {
     const RefusalInfo& info = refusal_registry()[i];

@@ -85,7 +85,8 @@ TEST_F(RosterFile, DuplicateIdCitesTheSecond) {
 }
 
 TEST_F(RosterFile, DuplicateKeyIsAnError) {
-  expect_error("rows:\n  - id: a\n    id: b\n    family: config_built\n    inputs: {x: [1.0]}\n    forward: x\n", 3, "duplicate key 'id'");
+  expect_error("rows:\n  - id: a\n    id: b\n    family: config_built\n    inputs: {x: [1.0]}\n    forward: x\n", 3,
+               "duplicate key 'id'");
 }
 
 TEST_F(RosterFile, BadValuesAreErrors) {
@@ -94,13 +95,18 @@ TEST_F(RosterFile, BadValuesAreErrors) {
   expect_error("rows:\n  - id: a\n    family: config_built\n    inputs: {x: [one]}\n    forward: x\n", 4, "must be a number");
   expect_error("rows:\n  - id: a\n    family: config_built\n    inputs: {x: {values: [1.0], dtype: float8}}\n    forward: x\n", 4,
                "unknown dtype");
-  expect_error("rows:\n  - id: Bad-Id\n    family: config_built\n    inputs: {x: [1.0]}\n    forward: x\n", 2, "lower_snake_case");
+  expect_error("rows:\n  - id: Bad-Id\n    family: config_built\n    inputs: {x: [1.0]}\n    forward: x\n", 2,
+               "lower_snake_case");
   expect_error("rows:\n  - id: a\n    family: random_init\n    inputs: {x: [1.0]}\n    forward: x\n", 2, "needs a 'seed'");
-  expect_error("rows:\n  - id: a\n    family: config_built\n    inputs: {x: {shape: [100000, 100000], arange: {start: 0}}}\n    forward: x\n", 4,
-               "inputs.x.shape must be an integer");
+  expect_error(
+      "rows:\n  - id: a\n    family: config_built\n    inputs: {x: {shape: [100000, 100000], arange: {start: 0}}}\n    forward: "
+      "x\n",
+      4, "inputs.x.shape must be an integer");
   // Absurd sizes are refused before anything is allocated.
-  expect_error("rows:\n  - id: a\n    family: config_built\n    inputs: {x: {shape: [1000, 1000, 1000, 1000], arange: {start: 0}}}\n    forward: x\n",
-               4, "elements");
+  expect_error(
+      "rows:\n  - id: a\n    family: config_built\n    inputs: {x: {shape: [1000, 1000, 1000, 1000], arange: {start: 0}}}\n    "
+      "forward: x\n",
+      4, "elements");
 }
 
 TEST_F(RosterFile, MissingPiecesAreErrors) {

@@ -2,9 +2,9 @@
 // clear error (never a crash). Traces here are built in C++, so no Python is needed.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -24,9 +24,33 @@ Trace small_trace() {
   trace.device = "PYTHON";
   const DType f32 = *dtype_from_name("float32");
   const DType b = *dtype_from_name("bool");
-  Op input{0, "input0:0", "RESHAPE", OpKind::Input, std::nullopt, f32, {2}, {}, Payload::from_doubles(f32, {2}, {1.5, -2}), std::nullopt, "", ""};
-  Op literal{1, "literal:0", "CONST", OpKind::Constant, "literal", f32, {}, {}, Payload::from_doubles(f32, {}, {0}), std::nullopt, "", ""};
-  Op less{2, "relu.cmplt:0", "CMPLT", OpKind::Compute, std::nullopt, b, {2}, {{1, 0}, {0, 1}}, Payload::from_doubles(b, {2}, {1, 0}), std::nullopt, "relu", "model.py:3"};
+  Op input{0,
+           "input0:0",
+           "RESHAPE",
+           OpKind::Input,
+           std::nullopt,
+           f32,
+           {2},
+           {},
+           Payload::from_doubles(f32, {2}, {1.5, -2}),
+           std::nullopt,
+           "",
+           ""};
+  Op literal{
+      1,  "literal:0", "CONST", OpKind::Constant, "literal", f32, {}, {}, Payload::from_doubles(f32, {}, {0}), std::nullopt,
+      "", ""};
+  Op less{2,
+          "relu.cmplt:0",
+          "CMPLT",
+          OpKind::Compute,
+          std::nullopt,
+          b,
+          {2},
+          {{1, 0}, {0, 1}},
+          Payload::from_doubles(b, {2}, {1, 0}),
+          std::nullopt,
+          "relu",
+          "model.py:3"};
   less.grad = std::nullopt;
   input.grad = Payload::from_doubles(f32, {2}, {1, 0});
   trace.ops = {input, literal, less};
@@ -41,7 +65,8 @@ class TlspecBundle : public ::testing::Test {
   void SetUp() override {
     // A private parent folder, so the staging check sees no other process's saves.
     directory_ = fs::path(::testing::TempDir()) /
-                 ("tlspec_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" + std::to_string(::getpid())) /
+                 ("tlspec_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+                  std::to_string(::getpid())) /
                  "bundle.tlspec";
     fs::remove_all(directory_);
     fs::create_directories(directory_.parent_path());
@@ -55,7 +80,9 @@ class TlspecBundle : public ::testing::Test {
     std::ifstream in(directory_ / kTlspecPayloads, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   }
-  void write_payload_bytes(const std::string& bytes) const { std::ofstream(directory_ / kTlspecPayloads, std::ios::binary) << bytes; }
+  void write_payload_bytes(const std::string& bytes) const {
+    std::ofstream(directory_ / kTlspecPayloads, std::ios::binary) << bytes;
+  }
   // Rewrites the safetensors header through `edit`, keeping the data section.
   void edit_header(const std::function<void(nlohmann::json&)>& edit) const {
     const std::string bytes = payload_bytes();

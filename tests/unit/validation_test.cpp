@@ -55,7 +55,8 @@ TEST(Validation, TheSpecTutorialPassesThroughBothDoors) {
   EXPECT_EQ(status.state, ValidationState::Passed) << status.message;
   EXPECT_GT(status.replayed, 10u);
   bool saw_perturbation = false;
-  for (const Decision& decision : status.decisions) saw_perturbation |= decision.phase == "perturbation" && decision.decision == "pass";
+  for (const Decision& decision : status.decisions)
+    saw_perturbation |= decision.phase == "perturbation" && decision.decision == "pass";
   EXPECT_TRUE(saw_perturbation);
 }
 
