@@ -3,19 +3,14 @@
 
 #include "backends/registry.h"
 #include "cli/commands.h"
+#include "harness/scorecard.h"
 
 namespace tl::cli {
 
 int spec_command(const Args& args) {
   const BackendSpec& spec = backends::spec(args.value("backend", "tinygrad"));
-  const nlohmann::json json{{"backend", spec.name},
-                            {"distribution", spec.distribution},
-                            {"supported_range", spec.supported_range},
-                            {"pinned_version", spec.pinned_version},
-                            {"install_extra", spec.install_extra},
-                            {"maturity", spec.maturity},
-                            {"materialization", spec.materialization},
-                            {"device", spec.device}};
+  nlohmann::json json = spec_json(spec);
+  json["backend"] = spec.name;
   if (args.values.contains("field")) {
     const std::string field = args.required("field");
     if (!json.contains(field)) throw UsageError("no spec field '" + field + "'");

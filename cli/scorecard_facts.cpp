@@ -48,7 +48,9 @@ RunFacts scorecard_facts(const std::vector<Roster>& rosters, const std::vector<C
   char host[256] = "";
   gethostname(host, sizeof host - 1);
   nlohmann::json durations = nlohmann::json::object();
-  for (const CellRun& run : runs) durations[run.result.id] = run.seconds;
+  for (const CellRun& run : runs) {
+    if (run.seconds > 0) durations[run.result.id] = run.seconds;  // recorded results (--from) carry none
+  }
   facts.run = {{"date", std::time(nullptr)}, {"host", host}, {"durations_s", durations}};
   return facts;
 }

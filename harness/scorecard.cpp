@@ -38,17 +38,21 @@ nlohmann::json summarize(const std::vector<CellResult>& cells) {
   return summary;
 }
 
+nlohmann::json spec_json(const BackendSpec& spec) {
+  return {{"distribution", spec.distribution},
+          {"supported_range", spec.supported_range},
+          {"pinned_version", spec.pinned_version},
+          {"install_extra", spec.install_extra},
+          {"maturity", spec.maturity},
+          {"materialization", spec.materialization},
+          {"device", spec.device}};
+}
+
 nlohmann::json make_scorecard(const BackendSpec& spec, const RunFacts& facts, const std::vector<CellResult>& cells) {
   nlohmann::json card;
   card["schema_version"] = 1;
   card["backend"] = spec.name;
-  card["spec"] = {{"distribution", spec.distribution},
-                  {"supported_range", spec.supported_range},
-                  {"pinned_version", spec.pinned_version},
-                  {"install_extra", spec.install_extra},
-                  {"maturity", spec.maturity},
-                  {"materialization", spec.materialization},
-                  {"device", spec.device}};
+  card["spec"] = spec_json(spec);
   card["provenance"] = {{"harness_version", facts.harness_version},
                         {"git_commit", facts.git_commit},
                         {"framework_version_pinned", spec.pinned_version},

@@ -21,6 +21,9 @@ struct RunFacts {
   nlohmann::json run = nlohmann::json::object();  // date, host, durations: the only run-dependent part
 };
 
+// The backend's requirement table as JSON (the scorecard's `spec`; `tlconform spec --json`).
+nlohmann::json spec_json(const BackendSpec& spec);
+
 // A digest of files' contents (FNV-1a 64, hex), stable across machines.
 std::string digest_files(const std::vector<std::string>& paths);
 

@@ -5,6 +5,7 @@
 #include "backends/registry.h"
 #include "harness/errors.h"
 #include "python_scope.h"
+#include "tutorial.h"
 
 namespace tl {
 namespace {
@@ -12,15 +13,10 @@ namespace {
 namespace py = pybind11;
 using testing::python_scope;
 
-constexpr const char* kTutorial = R"PY(
-from tinygrad import Tensor
+// The tutorial plus what the probes below need.
+const std::string kTutorial = std::string(testing::kTutorialSetup) + R"PY(
 from tinygrad.helpers import GlobalCounters
 import tinygrad.engine.realize as realize_module, tinygrad.tensor as tensor_module
-weight = Tensor([[0.1, -0.2, 0.3], [0.4, 0.5, -0.6], [-0.7, 0.8, 0.9], [1.0, -1.1, 1.2]])
-bias = Tensor([0.0, 0.1, -0.1])
-def mlp(x):
-    return (x.matmul(weight) + bias).relu()
-x = Tensor([[-1.0, -0.5, 0.25, 1.0], [0.5, 1.5, -2.0, 0.75]])
 x_uop_before = x.uop
 x_bytes_before = bytes(x.uop.base.buffer.as_memoryview())
 calls = {"run_linear": 0}
