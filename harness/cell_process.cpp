@@ -78,6 +78,14 @@ CellResult cell_result_from_child(const ChildOutcome& outcome, CellResult identi
                        ")\n" + tail(outcome.stderr_text);
     return identity;
   }
+  // Under ASan/UBSan a crash is caught by the sanitizer, which reports and exits instead of dying
+  // of the signal: that is a crash all the same.
+  if (outcome.exit_code != 0 && outcome.stderr_text.find("Sanitizer") != std::string::npos) {
+    identity.state = CellState::Crashed;
+    identity.message = "the cell process was stopped by a sanitizer (exit code " + std::to_string(outcome.exit_code) + ")\n" +
+                       tail(outcome.stderr_text);
+    return identity;
+  }
   const auto last_line_start =
       outcome.stdout_text.find_last_of('\n', outcome.stdout_text.size() >= 2 ? outcome.stdout_text.size() - 2 : 0);
   const std::string last_line = outcome.stdout_text.substr(last_line_start == std::string::npos ? 0 : last_line_start + 1);

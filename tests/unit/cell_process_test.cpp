@@ -33,6 +33,12 @@ TEST(CellProcess, ASegfaultIsCrashed) {
   EXPECT_EQ(cell.roster.str(), "rosters/x.yaml:3");
 }
 
+TEST(CellProcess, ASanitizerReportIsCrashed) {
+  const ChildOutcome outcome = run_child(
+      {"/bin/sh", "-c", "echo '==1==ERROR: AddressSanitizer: SEGV on unknown address' >&2; exit 1"}, std::chrono::seconds(10));
+  EXPECT_EQ(cell_result_from_child(outcome, identity()).state, CellState::Crashed);
+}
+
 TEST(CellProcess, AHangIsTimedOut) {
   const auto start = std::chrono::steady_clock::now();
   const ChildOutcome outcome = run_child({"/bin/sh", "-c", "sleep 30"}, std::chrono::seconds(1));
