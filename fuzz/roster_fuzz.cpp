@@ -1,0 +1,19 @@
+// libFuzzer target: the roster loader must turn any bytes into rows or a RosterError, nothing else.
+#include <unistd.h>
+
+#include <cstdint>
+#include <fstream>
+#include <string>
+
+#include "harness/roster.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static const std::string path = "/tmp/tl-roster-fuzz-" + std::to_string(::getpid()) + ".yaml";
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+  try {
+    tl::load_roster(path);
+  } catch (const tl::RosterError&) {
+  }
+  return 0;
+}
