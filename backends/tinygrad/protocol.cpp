@@ -110,13 +110,12 @@ py::dict probes() {
   return scope;
 }
 
-Payload payload_of(const TinygradApi& api, const py::object& tensor) {
+Payload payload_of(const py::object& tensor) {
   Payload payload{payload_dtype(tensor.attr("dtype")), {}, {}};
   for (py::handle dim : tensor.attr("shape")) payload.shape.push_back(dim.cast<std::int64_t>());
   const py::bytes bytes = py::module_::import("numpy").attr("ascontiguousarray")(tensor.attr("numpy")()).attr("tobytes")();
   const std::string data = bytes;
   payload.bytes.assign(data.begin(), data.end());
-  (void)api;
   return payload;
 }
 
@@ -172,7 +171,7 @@ class TinygradProtocol : public BackendProtocol {
       py::tuple all(outputs.size());
       for (std::size_t i = 0; i < outputs.size(); ++i) all[i] = outputs[i];
       api.Tensor.attr("realize")(*all);
-      for (const py::object& output : outputs) result.outputs.push_back(payload_of(api, output));
+      for (const py::object& output : outputs) result.outputs.push_back(payload_of(output));
       result.rng_state = probes()["_tl_rng_state"]().cast<std::string>();
     });
     return result;

@@ -45,7 +45,7 @@ TEST(RandomInit, WeightsAreCutAsClosureConstants) {
   EXPECT_EQ(closures, 2);  // weight and bias, parentless
 }
 
-TEST(RandomInit, CaptureWithoutCountersWouldDiffer) {
+TEST(RandomInit, ADifferentSeedMakesTheComparisonFail) {
   // The comparison can fail: a different seed gives different weights and a different output.
   RosterRow other = row("linear_default_init");
   other.seed = *other.seed + 1;
