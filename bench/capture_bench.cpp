@@ -1,8 +1,14 @@
-// Capture vs eager tinygrad vs per-op realization, and replay validation and derived grads vs
-// eager, on DEV=PYTHON. Ratios come from one run: compare the rows of the same depth.
+// Capture vs eager tinygrad, vs the bare floor and vs per-op realization; replay validation and
+// derived grads vs eager; peak memory of a capture vs its payload bytes. All on DEV=PYTHON, warm
+// (tinygrad's caches filled by a first call). Ratios come from rows of one run (bench/README.md).
 //   build/bin/capture_bench --benchmark_out=build/bench.json --benchmark_out_format=json
 #include <benchmark/benchmark.h>
 #include <pybind11/embed.h>
+
+#include <fstream>
+#include <functional>
+#include <map>
+#include <string>
 
 #include "backends/registry.h"
 #include "harness/python_runtime.h"
@@ -11,11 +17,40 @@ namespace py = pybind11;
 
 namespace {
 
-// A residual chain: `depth` steps of (h * w + b).relu() + h, so shared sub-graphs are included.
 constexpr const char* kModels = R"PY(
-from tinygrad import Tensor
-from tinygrad.uop.ops import UOp
-def make_chain(depth):
+import numpy as np
+from tinygrad import Tensor, nn, dtypes
+from tinygrad.uop.ops import UOp, Ops
+from tinygrad.callify import transform_to_call
+from tinygrad.schedule import create_linear_with_vars
+from tinygrad.engine.realize import run_linear
+
+def fixed(*shape, scale=0.1):
+    n = int(np.prod(shape))
+    return Tensor(((np.arange(n, dtype=np.float32) % 7) - 3).reshape(shape) * scale)
+
+def tutorial():
+    weight = Tensor([[0.1, -0.2, 0.3], [0.4, 0.5, -0.6], [-0.7, 0.8, 0.9], [1.0, -1.1, 1.2]])
+    bias = Tensor([0.0, 0.1, -0.1])
+    return (lambda x: (x.matmul(weight) + bias).relu()), Tensor([[-1.0, -0.5, 0.25, 1.0], [0.5, 1.5, -2.0, 0.75]])
+
+def mlp_softmax():
+    w1, b1, w2, b2, w3, b3 = fixed(8, 32), fixed(32), fixed(32, 32, scale=0.05), fixed(32), fixed(32, 4), fixed(4)
+    def forward(x):
+        h = (x.matmul(w1) + b1).relu()
+        h = (h.matmul(w2) + b2).relu()
+        return (h.matmul(w3) + b3).softmax()
+    return forward, fixed(2, 8)
+
+def conv_net():
+    c1, c2, head = nn.Conv2d(1, 4, 3, padding=1), nn.Conv2d(4, 4, 3, padding=1), nn.Linear(4, 3)
+    c1.weight, c1.bias, c2.weight, c2.bias = fixed(4, 1, 3, 3), fixed(4), fixed(4, 4, 3, 3), fixed(4)
+    head.weight, head.bias = fixed(3, 4), fixed(3)
+    return (lambda x: head(c2(c1(x).relu()).relu().mean(axis=(2, 3)))), fixed(1, 1, 6, 6)
+
+# A residual chain: `depth` steps of (h @ w + b).relu() + h * 0.5, so shared sub-graphs are included;
+# about 17 recorded ops per step.
+def chain(depth):
     weights = [Tensor([[0.5 + 0.01 * i, -0.25], [0.125, 0.75 - 0.01 * i]]) for i in range(depth)]
     biases = [Tensor([0.01 * i, -0.02]) for i in range(depth)]
     def forward(x):
@@ -25,9 +60,29 @@ def make_chain(depth):
         return h
     return forward, Tensor([[1.0, -2.0], [0.5, 0.25]])
 
-def per_op_realize(nodes):
-    # The naive method: every recorded node realized on its own, one evaluation each.
-    for node in nodes:
+# For memory: elementwise steps over a wide vector, so payload bytes dominate the graph's own size.
+def wide(depth):
+    def forward(x):
+        h = x
+        for i in range(depth):
+            h = (h * 0.5 + 0.1 * i).relu() + h.sin()
+        return h
+    return forward, fixed(65536, scale=0.01)
+
+MOVEMENT = {Ops.RESHAPE, Ops.EXPAND, Ops.PAD, Ops.SHRINK, Ops.PERMUTE, Ops.FLIP}
+def recorded_nodes(out, views):
+    return [n for n in out.uop.toposort() if n.dtype.scalar() not in (dtypes.void, dtypes.weakint)
+            and (views or n.op not in MOVEMENT)]
+
+# The bare floor: the forward, then one tinygrad evaluation of every node a capture materializes
+# (views are derived on the host), with no harness work; `views` also materializes the views.
+def bare_floor(forward, x, views=False):
+    sink = UOp.sink(*[n.contiguous() for n in recorded_nodes(forward(x), views)])
+    run_linear(*create_linear_with_vars(transform_to_call(sink)[0]))
+
+# The naive method: every recorded node realized on its own, one evaluation each.
+def per_op_realize(forward, x):
+    for node in recorded_nodes(forward(x), True):
         Tensor(node).contiguous().realize()
 )PY";
 
@@ -41,70 +96,112 @@ py::dict& scope() {
   return *models;
 }
 
-std::pair<py::object, py::object> chain(int depth) {
-  const py::tuple made = scope()["make_chain"](depth);
+struct Model {
+  py::object forward, x;
+};
+
+Model make(const std::string& name, int depth) {
+  const py::tuple made = depth > 0 ? scope()[name.c_str()](depth) : scope()[name.c_str()]();
   return {made[0], made[1]};
 }
 
-void BM_EagerForward(benchmark::State& state) {
-  auto [forward, x] = chain(static_cast<int>(state.range(0)));
-  for (auto _ : state) forward(x).attr("realize")();
+std::size_t payload_bytes(const tl::Trace& trace) {
+  std::size_t bytes = 0;
+  for (const tl::Op& op : trace.ops) bytes += op.out ? op.out->bytes.size() : 0;
+  return bytes;
 }
 
-void BM_Capture(benchmark::State& state) {
-  auto [forward, x] = chain(static_cast<int>(state.range(0)));
-  std::size_t ops = 0;
-  for (auto _ : state) ops = tl::trace(forward, py::make_tuple(x)).size();
-  state.counters["ops"] = static_cast<double>(ops);
-  state.counters["s_per_op"] = benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
-}
-
-void BM_PerOpRealize(benchmark::State& state) {
-  auto [forward, x] = chain(static_cast<int>(state.range(0)));
-  const tl::Trace trace = tl::trace(forward, py::make_tuple(x));
-  for (auto _ : state) {
-    // Rebuild the lazy graph each time, as a capture does, then realize node by node.
-    const py::object out = forward(x);
-    py::list graph;
-    for (py::handle node : out.attr("uop").attr("toposort")()) {
-      const std::string name = node.attr("op").attr("name").cast<std::string>();
-      if (name != "DEVICE" && name != "UNIQUE" && node.attr("dtype").attr("name").cast<std::string>() != "weakint" &&
-          !node.attr("_shape").is_none())
-        graph.append(node);
-    }
-    scope()["per_op_realize"](graph);
+// Linux: "5" to clear_refs resets the peak resident size, so VmHWM is the peak since then.
+long status_kib(const std::string& field) {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.starts_with(field + ":")) return std::stol(line.substr(field.size() + 1));
   }
-  state.counters["ops"] = static_cast<double>(trace.size());
+  return -1;
 }
 
-void BM_ReplayValidation(benchmark::State& state) {
-  auto [forward, x] = chain(static_cast<int>(state.range(0)));
-  const tl::Trace trace = tl::trace(forward, py::make_tuple(x));
-  std::vector<tl::Payload> outputs;
-  for (const tl::Op* op : trace.output_ops()) outputs.push_back(*op->out);
-  for (auto _ : state) {
-    if (!trace.validate_forward_pass(outputs)) state.SkipWithError("validation did not pass");
-  }
-  state.counters["ops"] = static_cast<double>(trace.size());
+using Body = std::function<void(benchmark::State&, const Model&)>;
+
+const std::map<std::string, Body>& bodies() {
+  static const std::map<std::string, Body> table = {
+      {"EagerForward", [](benchmark::State& state, const Model& m) {
+         for (auto _ : state) m.forward(m.x).attr("realize")();
+       }},
+      {"Capture", [](benchmark::State& state, const Model& m) {
+         std::size_t ops = 0;
+         for (auto _ : state) ops = tl::trace(m.forward, py::make_tuple(m.x)).size();
+         state.counters["ops"] = static_cast<double>(ops);
+         state.counters["s_per_op"] =
+             benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+       }},
+      {"BareFloor", [](benchmark::State& state, const Model& m) {
+         for (auto _ : state) scope()["bare_floor"](m.forward, m.x);
+       }},
+      {"BareFloorWithViews", [](benchmark::State& state, const Model& m) {
+         for (auto _ : state) scope()["bare_floor"](m.forward, m.x, true);
+       }},
+      {"PerOpRealize", [](benchmark::State& state, const Model& m) {
+         for (auto _ : state) scope()["per_op_realize"](m.forward, m.x);
+       }},
+      {"ReplayValidation", [](benchmark::State& state, const Model& m) {
+         const tl::Trace trace = tl::trace(m.forward, py::make_tuple(m.x));
+         std::vector<tl::Payload> outputs;
+         for (const tl::Op* op : trace.output_ops()) outputs.push_back(*op->out);
+         for (auto _ : state) {
+           if (!trace.validate_forward_pass(outputs)) state.SkipWithError("validation did not pass");
+         }
+         state.counters["ops"] = static_cast<double>(trace.size());
+       }},
+      {"DerivedGrads", [](benchmark::State& state, const Model& m) {
+         tl::Trace trace = tl::trace(m.forward, py::make_tuple(m.x));
+         tl::GradOptions options;
+         options.intermediate_grads = true;
+         for (auto _ : state) trace.derive_grads(options);
+         state.counters["ops"] = static_cast<double>(trace.size());
+       }},
+      {"CaptureMemory", [](benchmark::State& state, const Model& m) {
+         tl::trace(m.forward, py::make_tuple(m.x));  // warm: tinygrad's caches are part of the baseline
+         double growth = 0;
+         double bytes = 0;
+         for (auto _ : state) {
+           std::ofstream("/proc/self/clear_refs") << "5";
+           const long baseline = status_kib("VmRSS");
+           const tl::Trace trace = tl::trace(m.forward, py::make_tuple(m.x));
+           growth = static_cast<double>(status_kib("VmHWM") - baseline) * 1024.0;
+           bytes = static_cast<double>(payload_bytes(trace));
+         }
+         state.counters["payload_bytes"] = bytes;
+         state.counters["peak_growth_bytes"] = growth;
+         state.counters["growth_per_payload_byte"] = growth / bytes;
+       }},
+  };
+  return table;
 }
 
-void BM_DerivedGrads(benchmark::State& state) {
-  auto [forward, x] = chain(static_cast<int>(state.range(0)));
-  tl::Trace trace = tl::trace(forward, py::make_tuple(x));
-  tl::GradOptions options;
-  options.intermediate_grads = true;
-  for (auto _ : state) trace.derive_grads(options);
-  state.counters["ops"] = static_cast<double>(trace.size());
+void add(const std::string& kind, const std::string& model, int depth = 0) {
+  const std::string name = kind + "/" + model + (depth > 0 ? ":" + std::to_string(depth) : "");
+  benchmark::RegisterBenchmark(name.c_str(), [kind, model, depth](benchmark::State& state) {
+    const Model m = make(model, depth);
+    m.forward(m.x).attr("realize")();  // warm tinygrad's caches outside the timing
+    bodies().at(kind)(state, m);
+  })->Unit(benchmark::kMillisecond)->MinTime(1.0);
 }
-
-// DEV=PYTHON interprets every kernel: depths stay small, and each row runs a few iterations.
-#define TL_DEPTHS ->Arg(2)->Arg(8)->Arg(32)->Unit(benchmark::kMillisecond)->MinTime(2.0)
-BENCHMARK(BM_EagerForward) TL_DEPTHS;
-BENCHMARK(BM_Capture) TL_DEPTHS;
-BENCHMARK(BM_PerOpRealize) TL_DEPTHS;
-BENCHMARK(BM_ReplayValidation) TL_DEPTHS;
-BENCHMARK(BM_DerivedGrads) TL_DEPTHS;
 
 }  // namespace
 
-BENCHMARK_MAIN();
+// Chain depths give about 24, 75, 262, 1,027 and 2,013 recorded ops. The naive per-op method grows
+// quadratically (each node's evaluation re-schedules its whole past), so it stops at 262 ops.
+int main(int argc, char** argv) {
+  for (const char* kind : {"EagerForward", "Capture", "BareFloor", "BareFloorWithViews", "ReplayValidation", "DerivedGrads"}) {
+    for (const char* model : {"tutorial", "mlp_softmax", "conv_net"}) add(kind, model);
+    for (int depth : {1, 4, 15, 60, 118}) add(kind, "chain", depth);
+  }
+  for (const char* model : {"tutorial", "mlp_softmax", "conv_net"}) add("PerOpRealize", model);
+  for (int depth : {1, 4, 15}) add("PerOpRealize", "chain", depth);
+  for (int depth : {4, 16}) add("CaptureMemory", "wide", depth);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

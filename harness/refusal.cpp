@@ -45,9 +45,10 @@ const std::vector<RefusalInfo>& refusal_registry() {
        "pass at least one tinygrad Tensor positionally"},
       {C::LivePayloadsRequired, "live_payloads_required", "replay or derived gradients on an audit-only trace", "DEV=PYTHON",
        "capture in a process with DEV=PYTHON and use that trace, not a loaded or non-PYTHON one"},
-      {C::FunctionCallUnsupported, "function_call_unsupported",
-       "the forward calls a tinygrad @function (a FUNCTION/CALL node), whose body the capture cannot see into yet",
-       "no silent holes", "trace the function's Python body directly (without the @function wrapper)"},
+      {C::BufferWriteUnsupported, "buffer_write_unsupported",
+       "the forward writes into a buffer (an AFTER over a STORE or a kernel CALL: a KV cache, a custom kernel), so what it "
+       "writes is computed outside the tensor ops the capture records",
+       "no silent holes", "return the written value as an output, or do the write outside the captured forward"},
   };
   return registry;
 }

@@ -29,7 +29,7 @@ enum class RefusalCode {
   TensorOutputRequired,
   TinygradInputRequired,
   LivePayloadsRequired,
-  FunctionCallUnsupported,
+  BufferWriteUnsupported,
 };
 
 struct RefusalInfo {

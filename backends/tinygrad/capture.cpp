@@ -70,7 +70,7 @@ class GraphWalker {
         continue;
       }
       if (expanded.contains(frame.uop)) continue;  // already waiting lower on the stack
-      refuse_function_calls(frame.uop);
+      refuse_buffer_writes(frame.uop);
       expanded.add(frame.uop);
       stack.push_back({frame.uop, true});
       const py::tuple sources = frame.uop.attr("src");
@@ -93,12 +93,16 @@ class GraphWalker {
     return false;
   }
 
-  // No silent holes: a call's body hides behind void FUNCTION/CALL nodes the walk would skip.
-  static void refuse_function_calls(const py::handle& uop) {
-    const auto name = uop.attr("op").attr("name").cast<std::string>();
-    if (name == "GETTUPLE" || name == "FUNCTION" || name == "CALL") {
-      throw BackendUnsupportedError(RefusalCode::FunctionCallUnsupported, "tinygrad",
-                                    "the output graph reaches a " + name + " node made by a tinygrad @function");
+  // No silent holes: what a STORE or a kernel CALL writes is computed by void nodes the walk skips
+  // (@function calls are inlined before the walk, so a FUNCTION left here is one that writes too).
+  static void refuse_buffer_writes(const py::handle& uop) {
+    for (py::handle source : uop.attr("src")) {
+      const auto name = source.attr("op").attr("name").cast<std::string>();
+      if (name == "STORE" || name == "CALL" || name == "FUNCTION") {
+        throw BackendUnsupportedError(RefusalCode::BufferWriteUnsupported, "tinygrad",
+                                      "the output graph reaches a buffer written by a " + name + " inside the forward",
+                                      uop.attr("op").attr("name").cast<std::string>());
+      }
     }
   }
 
@@ -113,6 +117,41 @@ class GraphWalker {
 };
 
 std::string op_name(const py::handle& uop) { return uop.attr("op").attr("name").cast<std::string>(); }
+
+bool reaches_op(const py::handle& uop, const char* name) {
+  for (py::handle node : uop.attr("toposort")()) {
+    if (op_name(node) == name) return true;
+  }
+  return false;
+}
+
+// A tinygrad @function call is GETTUPLE(FUNCTION(TUPLE(body over PARAMs), args...)): the walk would
+// see one opaque node. Inlining the body (PARAM i -> args[i]) computes the same values with every op
+// in view. Innermost calls go first, so a nested body's PARAMs are never confused with its caller's.
+std::vector<py::object> inline_function_calls(const TinygradApi& api, std::vector<py::object> roots) {
+  py::tuple all(roots.size());
+  for (std::size_t i = 0; i < roots.size(); ++i) all[i] = roots[i];
+  py::object sink = api.UOp.attr("sink")(*all);
+  for (;;) {
+    py::dict inlined;
+    for (py::handle node : sink.attr("toposort")()) {
+      if (op_name(node) != "GETTUPLE" || op_name(node.attr("src")[py::int_(0)]) != "FUNCTION") continue;
+      const py::tuple function = node.attr("src")[py::int_(0)].attr("src");
+      const py::object body = function[0];
+      if (reaches_op(body, "FUNCTION")) continue;  // a nested call: inline it first
+      py::dict params;
+      for (py::handle param : body.attr("toposort")()) {
+        if (op_name(param) == "PARAM") params[param] = function[1 + param.attr("arg").cast<std::size_t>()];
+      }
+      inlined[node] = body.attr("substitute")(params).attr("src")[node.attr("arg")];
+    }
+    if (py::len(inlined) == 0) break;
+    sink = sink.attr("substitute")(inlined);
+  }
+  std::vector<py::object> inlined_roots;
+  for (py::handle root : sink.attr("src")) inlined_roots.push_back(py::reinterpret_borrow<py::object>(root));
+  return inlined_roots;
+}
 
 std::vector<std::int64_t> shape_of(const py::handle& uop) {
   std::vector<std::int64_t> shape;
@@ -328,6 +367,7 @@ Trace capture(const py::object& fn, const py::tuple& args, const TraceOptions& o
     std::vector<py::object> roots;
     for (const py::object& output : output_tensors(api, result)) roots.push_back(output.attr("uop"));
 
+    roots = inline_function_calls(api, std::move(roots));
     GraphWalker walker(api, input_positions, preexisting);
     walker.walk(roots);
     record_ops(walker, input_positions, options, trace);

@@ -16,9 +16,23 @@ std::string op_name(const py::handle& uop) { return uop.attr("op").attr("name").
 }  // namespace
 
 std::vector<Payload> evaluate_once(const TinygradApi& api, const std::vector<py::object>& nodes, CaptureStats& stats) {
-  py::list contiguous;
-  for (const py::object& node : nodes) contiguous.append(node.attr("contiguous")());
-  const py::object sink = api.UOp.attr("sink")(*contiguous);
+  std::vector<Payload> payloads;
+  payloads.reserve(nodes.size());
+  py::list contiguous;  // per node: what to read after the run, or None for an empty tensor
+  py::list requested;
+  for (const py::object& node : nodes) {
+    Payload payload{payload_dtype(node.attr("dtype")), {}, {}};
+    for (py::handle dim : node.attr("shape")) payload.shape.push_back(dim.cast<std::int64_t>());
+    // tinygrad allocates nothing for an empty tensor (a slice past the end), and needs not to.
+    if (payload.numel() == 0) {
+      contiguous.append(py::none());
+    } else {
+      contiguous.append(node.attr("contiguous")());
+      requested.append(contiguous[py::len(contiguous) - 1]);
+    }
+    payloads.push_back(std::move(payload));
+  }
+  const py::object sink = api.UOp.attr("sink")(*requested);
   const py::tuple called = api.transform_to_call(sink);
   const py::dict buffer_map = called[1];
   const py::tuple linear = api.create_linear_with_vars(called[0]);
@@ -35,18 +49,17 @@ std::vector<Payload> evaluate_once(const TinygradApi& api, const std::vector<py:
   if (py::len(effects) != 0) api.tensor_module.attr("_apply_map_to_tensors")(effects, "tl capture");
 
   const py::object buffer_op = api.Ops.attr("BUFFER");
-  std::vector<Payload> payloads;
-  payloads.reserve(nodes.size());
   for (std::size_t i = 0; i < nodes.size(); ++i) {
-    const py::object requested = contiguous[i];
+    const py::object request = contiguous[i];
+    if (request.is_none()) continue;
+    Payload& payload = payloads[i];
     // A node already backed by a realized contiguous buffer (an input, a closure) is read in place.
-    const py::object realized = buffer_map.contains(requested) ? buffer_map[requested] : requested;
+    const py::object realized = buffer_map.contains(request) ? buffer_map[request] : request;
     const py::object base = realized.attr("base");
     if (!op_is(base, buffer_op)) {
-      throw std::runtime_error("op " + std::to_string(i) + " (" + op_name(nodes[i]) + ") was not materialized");
+      throw std::runtime_error("op " + std::to_string(i) + " (" + op_name(nodes[i]) + ") was not materialized (it resolves to " +
+                               op_name(base) + ")");
     }
-    Payload payload{payload_dtype(nodes[i].attr("dtype")), {}, {}};
-    for (py::handle dim : nodes[i].attr("shape")) payload.shape.push_back(dim.cast<std::int64_t>());
     const py::object buffer = base.attr("buffer");
     if (buffer.attr("size").cast<std::int64_t>() != payload.numel()) {
       throw std::runtime_error("op " + std::to_string(i) + " (" + op_name(nodes[i]) + ") maps to a buffer of " +
@@ -60,8 +73,7 @@ std::vector<Payload> evaluate_once(const TinygradApi& api, const std::vector<py:
       throw std::runtime_error("op " + std::to_string(i) + " payload has " + std::to_string(size) + " bytes");
     }
     payload.bytes.resize(size);
-    if (size != 0) std::memcpy(payload.bytes.data(), info.ptr, size);
-    payloads.push_back(std::move(payload));
+    std::memcpy(payload.bytes.data(), info.ptr, size);
   }
   return payloads;
 }

@@ -166,6 +166,32 @@ x = Tensor([1.0, 2.0])
   EXPECT_EQ(values(*trace.output_ops()[1]), (std::vector<double>{6}));
 }
 
+// A tinygrad @function call is inlined: the body's ops are recorded with parents, and the values
+// equal the eager call's.
+TEST(Capture, FunctionCallBodiesAreInlined) {
+  py::dict scope = python_scope(R"PY(
+from tinygrad import Tensor
+from tinygrad.function import function
+scaled = function(lambda t: (t * 3).contiguous())
+def f(x):
+    return scaled(x + 1) - 2
+x = Tensor([1.0, 2.0])
+)PY");
+  const Trace trace = tl::trace(scope["f"], py::make_tuple(scope["x"]));
+  bool saw_mul = false;
+  for (const Op& op : trace.ops) {
+    EXPECT_NE(op.framework_op, "GETTUPLE");
+    if (op.framework_op == "MUL") {
+      saw_mul = true;
+      EXPECT_FALSE(op.parents.empty());
+    }
+  }
+  EXPECT_TRUE(saw_mul);
+  EXPECT_EQ(values(*trace.output_ops()[0]), (std::vector<double>{4, 7}));
+  const py::list eager = py::eval("f(x).tolist()", scope);
+  EXPECT_EQ(eager[0].cast<double>(), 4.0);
+}
+
 TEST(Capture, PythonErrorsKeepTheirTraceback) {
   py::dict scope = python_scope("from tinygrad import Tensor\ndef broken(x):\n    raise ValueError('boom')\nx = Tensor([1.0])\n");
   try {

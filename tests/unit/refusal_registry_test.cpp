@@ -33,7 +33,7 @@ TEST(RefusalRegistry, HoldsEverySpecCodeOnceInEnumOrder) {
                                          "live_payloads_required",
                                          "backend_unknown",
                                          "backend_version_unsupported",
-                                         "function_call_unsupported"};
+                                         "buffer_write_unsupported"};
   std::set<std::string> names;
   for (std::size_t i = 0; i < refusal_registry().size(); ++i) {
     const RefusalInfo& info = refusal_registry()[i];
