@@ -3,6 +3,7 @@
 // (tinygrad's caches filled by a first call). Ratios come from rows of one run (bench/README.md).
 //   build/bin/capture_bench --benchmark_out=build/bench.json --benchmark_out_format=json
 #include <benchmark/benchmark.h>
+#include <malloc.h>
 #include <pybind11/embed.h>
 
 #include <fstream>
@@ -67,7 +68,7 @@ def wide(depth):
         for i in range(depth):
             h = (h * 0.5 + 0.1 * i).relu() + h.sin()
         return h
-    return forward, fixed(65536, scale=0.01)
+    return forward, fixed(16384, scale=0.01)
 
 MOVEMENT = {Ops.RESHAPE, Ops.EXPAND, Ops.PAD, Ops.SHRINK, Ops.PERMUTE, Ops.FLIP}
 def recorded_nodes(out, views):
@@ -124,26 +125,32 @@ using Body = std::function<void(benchmark::State&, const Model&)>;
 
 const std::map<std::string, Body>& bodies() {
   static const std::map<std::string, Body> table = {
-      {"EagerForward", [](benchmark::State& state, const Model& m) {
+      {"EagerForward",
+       [](benchmark::State& state, const Model& m) {
          for (auto _ : state) m.forward(m.x).attr("realize")();
        }},
-      {"Capture", [](benchmark::State& state, const Model& m) {
+      {"Capture",
+       [](benchmark::State& state, const Model& m) {
          std::size_t ops = 0;
          for (auto _ : state) ops = tl::trace(m.forward, py::make_tuple(m.x)).size();
          state.counters["ops"] = static_cast<double>(ops);
-         state.counters["s_per_op"] =
-             benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+         state.counters["s_per_op"] = benchmark::Counter(
+             static_cast<double>(ops), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
        }},
-      {"BareFloor", [](benchmark::State& state, const Model& m) {
+      {"BareFloor",
+       [](benchmark::State& state, const Model& m) {
          for (auto _ : state) scope()["bare_floor"](m.forward, m.x);
        }},
-      {"BareFloorWithViews", [](benchmark::State& state, const Model& m) {
+      {"BareFloorWithViews",
+       [](benchmark::State& state, const Model& m) {
          for (auto _ : state) scope()["bare_floor"](m.forward, m.x, true);
        }},
-      {"PerOpRealize", [](benchmark::State& state, const Model& m) {
+      {"PerOpRealize",
+       [](benchmark::State& state, const Model& m) {
          for (auto _ : state) scope()["per_op_realize"](m.forward, m.x);
        }},
-      {"ReplayValidation", [](benchmark::State& state, const Model& m) {
+      {"ReplayValidation",
+       [](benchmark::State& state, const Model& m) {
          const tl::Trace trace = tl::trace(m.forward, py::make_tuple(m.x));
          std::vector<tl::Payload> outputs;
          for (const tl::Op* op : trace.output_ops()) outputs.push_back(*op->out);
@@ -152,18 +159,22 @@ const std::map<std::string, Body>& bodies() {
          }
          state.counters["ops"] = static_cast<double>(trace.size());
        }},
-      {"DerivedGrads", [](benchmark::State& state, const Model& m) {
+      {"DerivedGrads",
+       [](benchmark::State& state, const Model& m) {
          tl::Trace trace = tl::trace(m.forward, py::make_tuple(m.x));
          tl::GradOptions options;
          options.intermediate_grads = true;
          for (auto _ : state) trace.derive_grads(options);
          state.counters["ops"] = static_cast<double>(trace.size());
        }},
-      {"CaptureMemory", [](benchmark::State& state, const Model& m) {
+      {"CaptureMemory",
+       [](benchmark::State& state, const Model& m) {
          tl::trace(m.forward, py::make_tuple(m.x));  // warm: tinygrad's caches are part of the baseline
          double growth = 0;
          double bytes = 0;
          for (auto _ : state) {
+           py::module_::import("gc").attr("collect")();
+           malloc_trim(0);  // freed heap pages go back to the system, so reuse cannot hide growth
            std::ofstream("/proc/self/clear_refs") << "5";
            const long baseline = status_kib("VmRSS");
            const tl::Trace trace = tl::trace(m.forward, py::make_tuple(m.x));
@@ -180,11 +191,14 @@ const std::map<std::string, Body>& bodies() {
 
 void add(const std::string& kind, const std::string& model, int depth = 0) {
   const std::string name = kind + "/" + model + (depth > 0 ? ":" + std::to_string(depth) : "");
-  benchmark::RegisterBenchmark(name.c_str(), [kind, model, depth](benchmark::State& state) {
-    const Model m = make(model, depth);
-    m.forward(m.x).attr("realize")();  // warm tinygrad's caches outside the timing
-    bodies().at(kind)(state, m);
-  })->Unit(benchmark::kMillisecond)->MinTime(1.0);
+  benchmark::RegisterBenchmark(name.c_str(),
+                               [kind, model, depth](benchmark::State& state) {
+                                 const Model m = make(model, depth);
+                                 m.forward(m.x).attr("realize")();  // warm tinygrad's caches outside the timing
+                                 bodies().at(kind)(state, m);
+                               })
+      ->Unit(benchmark::kMillisecond)
+      ->MinTime(1.0);
 }
 
 }  // namespace

@@ -48,32 +48,53 @@ std::vector<Payload> evaluate_once(const TinygradApi& api, const std::vector<py:
   }
   if (py::len(effects) != 0) api.tensor_module.attr("_apply_map_to_tensors")(effects, "tl capture");
 
+  // Buffers this evaluation allocated are freed as soon as their last payload is copied out, so the
+  // peak holds about one copy of the payloads, not two. Live tensors keep theirs: inputs and
+  // closures are read in place, and the AFTER effects now belong to live tensors.
+  py::set kept;
+  for (auto [key, value] : effects) kept.add(value.attr("base").attr("buffer"));
   const py::object buffer_op = api.Ops.attr("BUFFER");
+  std::vector<py::object> buffers(nodes.size());
+  py::dict readers_left;  // owned buffer -> payloads still to copy from it
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const py::object request = contiguous[i];
     if (request.is_none()) continue;
-    Payload& payload = payloads[i];
     // A node already backed by a realized contiguous buffer (an input, a closure) is read in place.
-    const py::object realized = buffer_map.contains(request) ? buffer_map[request] : request;
-    const py::object base = realized.attr("base");
+    const bool owned = buffer_map.contains(request);
+    const py::object base = (owned ? buffer_map[request] : request).attr("base");
     if (!op_is(base, buffer_op)) {
       throw std::runtime_error("op " + std::to_string(i) + " (" + op_name(nodes[i]) + ") was not materialized (it resolves to " +
                                op_name(base) + ")");
     }
-    const py::object buffer = base.attr("buffer");
+    buffers[i] = base.attr("buffer");
+    if (owned && !kept.contains(buffers[i])) {
+      readers_left[buffers[i]] = py::int_(readers_left.contains(buffers[i]) ? readers_left[buffers[i]].cast<int>() + 1 : 1);
+    }
+  }
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (!buffers[i]) continue;
+    Payload& payload = payloads[i];
+    const py::object& buffer = buffers[i];
     if (buffer.attr("size").cast<std::int64_t>() != payload.numel()) {
       throw std::runtime_error("op " + std::to_string(i) + " (" + op_name(nodes[i]) + ") maps to a buffer of " +
                                py::str(buffer.attr("size")).cast<std::string>() + " elements, not " +
                                std::to_string(payload.numel()));
     }
-    const py::buffer view = buffer.attr("as_memoryview")();
-    const py::buffer_info info = view.request();
-    const auto size = static_cast<std::size_t>(info.size * info.itemsize);
-    if (size != static_cast<std::size_t>(payload.numel()) * payload.dtype.itemsize) {
-      throw std::runtime_error("op " + std::to_string(i) + " payload has " + std::to_string(size) + " bytes");
+    {  // the memoryview is released before its buffer may be freed
+      const py::buffer view = buffer.attr("as_memoryview")();
+      const py::buffer_info info = view.request();
+      const auto size = static_cast<std::size_t>(info.size * info.itemsize);
+      if (size != static_cast<std::size_t>(payload.numel()) * payload.dtype.itemsize) {
+        throw std::runtime_error("op " + std::to_string(i) + " payload has " + std::to_string(size) + " bytes");
+      }
+      payload.bytes.resize(size);
+      std::memcpy(payload.bytes.data(), info.ptr, size);
     }
-    payload.bytes.resize(size);
-    std::memcpy(payload.bytes.data(), info.ptr, size);
+    if (readers_left.contains(buffer)) {
+      const int left = readers_left[buffer].cast<int>() - 1;
+      readers_left[buffer] = py::int_(left);
+      if (left == 0) buffer.attr("deallocate")();
+    }
   }
   return payloads;
 }
