@@ -39,7 +39,8 @@ const std::vector<RefusalInfo>& refusal_registry() {
       {C::InputMutationUnsupported, "input_mutation_unsupported",
        "the forward writes into an input (assign, replace, setitem, +=)", "refuse before side effects",
        "compute a new tensor instead of writing into the input"},
-      {C::TensorOutputRequired, "tensor_output_required", "the callable returned no tinygrad Tensor", "capture",
+      {C::TensorOutputRequired, "tensor_output_required",
+       "the callable returned no tinygrad Tensor, or nested Tensors inside a returned container", "capture",
        "return a Tensor, or a tuple or list of Tensors"},
       {C::TinygradInputRequired, "tinygrad_input_required", "no positional argument is a tinygrad Tensor", "capture",
        "pass at least one tinygrad Tensor positionally"},
@@ -49,6 +50,8 @@ const std::vector<RefusalInfo>& refusal_registry() {
        "the forward writes into a buffer (an AFTER over a STORE or a kernel CALL: a KV cache, a custom kernel), so what it "
        "writes is computed outside the tensor ops the capture records",
        "no silent holes", "return the written value as an output, or do the write outside the captured forward"},
+      {C::PayloadTooLarge, "payload_too_large", "the recorded ops' payloads need more memory than the machine has available",
+       "refuse before side effects", "capture with smaller inputs, or split the forward"},
   };
   return registry;
 }

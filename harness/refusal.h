@@ -30,6 +30,7 @@ enum class RefusalCode {
   TinygradInputRequired,
   LivePayloadsRequired,
   BufferWriteUnsupported,
+  PayloadTooLarge,
 };
 
 struct RefusalInfo {

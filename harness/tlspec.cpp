@@ -1,6 +1,11 @@
 #include "harness/tlspec.h"
 
+#include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
 
 #include <algorithm>
 #include <cstring>
@@ -71,6 +76,19 @@ std::string safetensors_bytes(const Trace& trace) {
   for (const auto& [name, payload] : tensors)
     bytes.append(reinterpret_cast<const char*>(payload->bytes.data()), payload->bytes.size());
   return bytes;
+}
+
+// A save killed mid-write leaves its staging directory (named by its pid) behind; the next save of
+// the same bundle removes those whose process is gone.
+void remove_abandoned_staging(const fs::path& parent, const std::string& prefix) {
+  std::error_code ignored;
+  for (const fs::directory_entry& entry : fs::directory_iterator(parent, ignored)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with(prefix)) continue;
+    const std::string pid = name.substr(prefix.size());
+    if (pid.empty() || !std::all_of(pid.begin(), pid.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+    if (::kill(static_cast<pid_t>(std::stol(pid)), 0) != 0 && errno == ESRCH) fs::remove_all(entry.path(), ignored);
+  }
 }
 
 [[noreturn]] void reject(const fs::path& file, const std::string& what) { throw TlspecError(file.string() + ": " + what); }
@@ -194,19 +212,27 @@ void Trace::save(const std::string& directory, bool with_payloads) const {
                                {"module", op.module},
                                {"call_site", op.call_site}});
   }
-  // Written beside the target and renamed into place: a killed save leaves the old bundle intact.
+  // Written beside the target and swapped into place: a killed save leaves the old bundle intact.
   const fs::path target = fs::absolute(directory);
   fs::create_directories(target.parent_path());
-  const fs::path staging = target.parent_path() / ("." + target.filename().string() + ".staging-" + std::to_string(::getpid()));
+  const std::string staging_prefix = "." + target.filename().string() + ".staging-";
+  remove_abandoned_staging(target.parent_path(), staging_prefix);
+  const fs::path staging = target.parent_path() / (staging_prefix + std::to_string(::getpid()));
   fs::remove_all(staging);
   fs::create_directory(staging);
   write_file_atomically((staging / kTlspecManifest).string(), manifest.dump(2) + "\n");
   if (with_payloads) write_file_atomically((staging / kTlspecPayloads).string(), safetensors_bytes(*this));
-  const fs::path previous = target.parent_path() / ("." + target.filename().string() + ".previous-" + std::to_string(::getpid()));
-  const bool replacing = fs::exists(target);
-  if (replacing) fs::rename(target, previous);
-  fs::rename(staging, target);
-  if (replacing) fs::remove_all(previous);
+  if (fs::exists(target)) {
+    // One atomic exchange: the target path never lacks a whole bundle, even for an instant.
+    if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) != 0) {
+      const int error = errno;
+      fs::remove_all(staging);
+      throw TlspecError(target.string() + ": cannot replace the bundle: " + std::strerror(error));
+    }
+    fs::remove_all(staging);  // now the old bundle
+  } else {
+    fs::rename(staging, target);
+  }
 }
 
 Trace Trace::load(const std::string& directory) {

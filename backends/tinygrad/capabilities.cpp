@@ -92,7 +92,7 @@ std::vector<Capability> declared_capabilities() {
        false,
        "tensor_output_required",
        "",
-       {"refuse_float_output", "refuse_shape_output"}},
+       {"refuse_float_output", "refuse_shape_output", "refuse_nested_output"}},
       {"No positional tinygrad Tensor input", false, false, "tinygrad_input_required", "", {"refuse_no_tensor_input"}},
       {"Replay validation or derived gradients on an audit-only trace",
        false,

@@ -2,7 +2,10 @@
 
 #include <Python.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -170,19 +173,43 @@ std::pair<std::string, std::string> provenance(const py::handle& uop) {
   return {name, first.attr("caller").cast<std::string>()};
 }
 
+// Whether a returned container holds a Tensor anywhere inside (bounded: a cyclic or absurdly deep
+// structure counts as holding one, so it is refused rather than walked forever).
+bool holds_tensor(const TinygradApi& api, const py::handle& value, int depth = 0) {
+  if (api.is_tensor(value)) return true;
+  if (depth > 32) return true;
+  if (py::isinstance<py::dict>(value)) return holds_tensor(api, py::list(value.attr("values")()), depth + 1);
+  if (py::isinstance<py::tuple>(value) || py::isinstance<py::list>(value)) {
+    for (py::handle item : value) {
+      if (holds_tensor(api, item, depth + 1)) return true;
+    }
+  }
+  return false;
+}
+
+// The forward's outputs: a Tensor, or a flat tuple/list whose Tensors are the outputs (other items,
+// such as Python numbers, are not ops). A Tensor nested deeper would be a silent hole: refused.
 std::vector<py::object> output_tensors(const TinygradApi& api, const py::object& result) {
+  auto type_name = [](const py::handle& value) { return py::str(py::type::of(value).attr("__name__")).cast<std::string>(); };
   std::vector<py::object> outputs;
   if (api.is_tensor(result)) {
     outputs.push_back(result);
   } else if (py::isinstance<py::tuple>(result) || py::isinstance<py::list>(result)) {
+    std::size_t position = 0;
     for (py::handle item : result) {
-      if (api.is_tensor(item)) outputs.push_back(py::reinterpret_borrow<py::object>(item));
+      if (api.is_tensor(item)) {
+        outputs.push_back(py::reinterpret_borrow<py::object>(item));
+      } else if (holds_tensor(api, item)) {
+        throw BackendUnsupportedError(RefusalCode::TensorOutputRequired, "tinygrad",
+                                      "output " + std::to_string(position) + " is a " + type_name(item) +
+                                          " holding Tensors; return a flat tuple or list of Tensors");
+      }
+      ++position;
     }
   }
   if (outputs.empty()) {
     throw BackendUnsupportedError(RefusalCode::TensorOutputRequired, "tinygrad",
-                                  "the forward returned " + py::str(py::type::of(result).attr("__name__")).cast<std::string>() +
-                                      ", not a Tensor or a tuple/list holding one");
+                                  "the forward returned " + type_name(result) + ", not a Tensor or a tuple/list holding one");
   }
   return outputs;
 }
@@ -334,6 +361,35 @@ std::vector<Payload> op_payloads(const TinygradApi& api, const GraphWalker& walk
   return payloads;
 }
 
+// MemAvailable from /proc/meminfo, in bytes (0 when it cannot be read: no budget is applied).
+std::uint64_t available_memory_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  for (std::string line; std::getline(meminfo, line);) {
+    if (line.starts_with("MemAvailable:")) return std::stoull(line.substr(13)) * 1024;
+  }
+  return 0;
+}
+
+// A forward can build a lazy tensor far larger than memory; refuse before the evaluation allocates.
+void refuse_oversized_payloads(const Trace& trace) {
+  std::uint64_t bytes = 0;
+  for (const Op& op : trace.ops) {
+    std::uint64_t numel = 1;
+    for (std::int64_t dim : op.shape)
+      numel = dim > 0 && numel > UINT64_MAX / static_cast<std::uint64_t>(dim)
+                  ? UINT64_MAX
+                  : numel * static_cast<std::uint64_t>(std::max<std::int64_t>(dim, 0));
+    const std::uint64_t op_bytes = numel > UINT64_MAX / 8 ? UINT64_MAX : numel * static_cast<std::uint64_t>(op.dtype.itemsize);
+    bytes = bytes > UINT64_MAX - op_bytes ? UINT64_MAX : bytes + op_bytes;
+  }
+  const std::uint64_t available = available_memory_bytes();
+  if (available != 0 && bytes > available) {
+    throw BackendUnsupportedError(RefusalCode::PayloadTooLarge, "tinygrad",
+                                  "the " + std::to_string(trace.ops.size()) + " recorded ops need " + std::to_string(bytes) +
+                                      " payload bytes; " + std::to_string(available) + " bytes are available");
+  }
+}
+
 }  // namespace
 
 Trace capture(const py::object& fn, const py::tuple& args, const TraceOptions& options) {
@@ -371,6 +427,7 @@ Trace capture(const py::object& fn, const py::tuple& args, const TraceOptions& o
     GraphWalker walker(api, input_positions, preexisting);
     walker.walk(roots);
     record_ops(walker, input_positions, options, trace);
+    refuse_oversized_payloads(trace);
     refuse_unrealizable_constants(walker, trace, runtime.device);
     std::vector<Payload> payloads = op_payloads(api, walker, trace, trace.stats);
     for (Op& op : trace.ops) op.out = std::move(payloads[op.index]);

@@ -3,12 +3,20 @@
 // bad arguments exit 2.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "harness/cell_process.h"
+#include "harness/trace.h"
 
 namespace tl {
 namespace {
@@ -39,7 +47,12 @@ TEST(Cli, CrashAndHangAreCellStatesAndTheScorecardIsWritten) {
   EXPECT_EQ(states["segfaults"], "crashed");
   EXPECT_EQ(states["hangs"], "timed_out");
   EXPECT_EQ(states["behaves"], "passed");
-  EXPECT_EQ(card["summary"]["total"], 3);
+  // A Python error in the forward fails the cell and says what happened.
+  EXPECT_EQ(states["raises"], "failed");
+  EXPECT_EQ(states["recurses"], "failed");
+  EXPECT_NE(outcome.stdout_text.find("ValueError: the forward gave up"), std::string::npos) << outcome.stdout_text;
+  EXPECT_NE(outcome.stdout_text.find("RecursionError"), std::string::npos) << outcome.stdout_text;
+  EXPECT_EQ(card["summary"]["total"], 5);
   EXPECT_TRUE(card.contains("run"));
 }
 
@@ -104,6 +117,64 @@ TEST(Cli, DoctorShowsTheBackendScorecardRow) {
     }
   }
   EXPECT_TRUE(found) << outcome.stdout_text;
+}
+
+std::string file_text(const fs::path& path) {
+  std::ostringstream text;
+  text << std::ifstream(path, std::ios::binary).rdbuf();
+  return text.str();
+}
+
+bool has_staging(const fs::path& parent) {
+  for (const auto& entry : fs::directory_iterator(parent)) {
+    if (entry.path().filename().string().find(".staging-") != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Durable writes: a save killed while it writes the new bundle leaves the old one whole at the
+// target path; the next save clears the dead run's staging directory.
+TEST(Cli, AKilledSaveLeavesThePreviousBundleIntact) {
+  const fs::path parent = scratch("killed_save");
+  fs::create_directories(parent);
+  const std::string bundle = (parent / "large.tlspec").string();
+  const std::vector<std::string> save = {
+      TL_TLCONFORM, "trace",         "--roster", std::string(TL_SOURCE_DIR) + "/tests/unit/data/large_payload.yaml",
+      "--row",      "large_payload", "--save",   bundle};
+  ASSERT_EQ(run_child(save, std::chrono::seconds(300)).exit_code, 0);
+  const std::string manifest = file_text(fs::path(bundle) / "manifest.json");
+  const std::string payloads = file_text(fs::path(bundle) / "payloads.safetensors");
+  ASSERT_GT(payloads.size(), 1000000u);
+
+  bool killed_mid_write = false;
+  for (int attempt = 0; attempt < 5 && !killed_mid_write; ++attempt) {
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      std::freopen("/dev/null", "w", stdout);
+      std::vector<char*> argv;
+      for (const std::string& arg : save) argv.push_back(const_cast<char*>(arg.c_str()));
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    // The staging directory exists only while the new bundle is being written.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (!has_staging(parent) && waitpid(child, nullptr, WNOHANG) == 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+    kill(child, SIGKILL);
+    waitpid(child, nullptr, 0);
+    killed_mid_write = has_staging(parent);
+    // Whenever the kill landed, the target holds a whole bundle.
+    EXPECT_EQ(file_text(fs::path(bundle) / "manifest.json"), manifest);
+    EXPECT_EQ(file_text(fs::path(bundle) / "payloads.safetensors"), payloads);
+    EXPECT_NO_THROW(Trace::load(bundle));
+  }
+  ASSERT_TRUE(killed_mid_write) << "no kill landed while the bundle was being written";
+  ASSERT_EQ(run_child(save, std::chrono::seconds(300)).exit_code, 0);
+  EXPECT_FALSE(has_staging(parent)) << "the killed run's staging directory was left behind";
+  EXPECT_NO_THROW(Trace::load(bundle));
 }
 
 }  // namespace

@@ -33,7 +33,8 @@ TEST(RefusalRegistry, HoldsEverySpecCodeOnceInEnumOrder) {
                                          "live_payloads_required",
                                          "backend_unknown",
                                          "backend_version_unsupported",
-                                         "buffer_write_unsupported"};
+                                         "buffer_write_unsupported",
+                                         "payload_too_large"};
   std::set<std::string> names;
   for (std::size_t i = 0; i < refusal_registry().size(); ++i) {
     const RefusalInfo& info = refusal_registry()[i];

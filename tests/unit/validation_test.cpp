@@ -123,6 +123,29 @@ TEST(Validation, ComparisonFarFromItsBoundaryIsExempt) {
   EXPECT_EQ(status.state, ValidationState::Passed) << status.message;
 }
 
+// A small bias added to huge activations (a deep residual chain grows them) cannot move the sum:
+// exempt. The same add at ordinary magnitudes must react, and a rewired one fails.
+TEST(Validation, AShiftRoundingAbsorbsIsExemptButOnlyThen) {
+  py::dict scope = python_scope("from tinygrad import Tensor\nx = Tensor([3e9, -4e9])\nb = Tensor([0.25, 0.5])\n");
+  Trace trace = tl::trace(py::eval("lambda x, b: x * 2 + b", scope), py::make_tuple(scope["x"], scope["b"]));
+  ValidationStatus status = trace.validate(own_outputs(trace));
+  bool absorbed = false;
+  for (const Decision& d : status.decisions)
+    absorbed |= d.decision == "exempt" && d.reason.find("rounding absorbs") != std::string::npos;
+  EXPECT_TRUE(absorbed);
+  EXPECT_EQ(status.state, ValidationState::Passed) << status.message;
+
+  py::dict small =
+      python_scope("from tinygrad import Tensor\nx = Tensor([3.0, -4.0])\nb = Tensor([0.25, 0.5])\nc = Tensor([7.0, 8.0])\n");
+  trace = tl::trace(py::eval("lambda x, b, c: x * 2 + b + c", small), py::make_tuple(small["x"], small["b"], small["c"]));
+  status = trace.validate(own_outputs(trace));
+  for (const Decision& d : status.decisions) EXPECT_EQ(d.reason.find("rounding absorbs"), std::string::npos) << d.label;
+  const std::size_t add = first_op_named(trace, "ADD");
+  Op& op = trace.ops[add];
+  op.parents[1].op = op.parents[0].op;  // the add now reads one operand twice: the replay must notice
+  EXPECT_EQ(trace.validate(own_outputs(trace)).state, ValidationState::Failed);
+}
+
 TEST(Validation, NothingReplayedIsNeverPassed) {
   py::dict scope = python_scope("from tinygrad import Tensor\nx = Tensor([1.0, 2.0])\n");
   const Trace trace = tl::trace(py::eval("lambda x: x", scope), py::make_tuple(scope["x"]));
