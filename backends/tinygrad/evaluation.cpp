@@ -13,9 +13,26 @@ namespace {
 bool op_is(const py::handle& uop, const py::object& op) { return py::object(uop.attr("op")).is(op); }
 std::string op_name(const py::handle& uop) { return uop.attr("op").attr("name").cast<std::string>(); }
 
+// Python's cyclic GC paused for a scope, as tinygrad's own realize does: scheduling allocates
+// many short-lived UOps, and collections in the middle cost time and free nothing.
+class GcPause {
+ public:
+  GcPause() : gc_(py::module_::import("gc")), was_enabled_(gc_.attr("isenabled")().cast<bool>()) { gc_.attr("disable")(); }
+  ~GcPause() {
+    if (was_enabled_) gc_.attr("enable")();
+  }
+  GcPause(const GcPause&) = delete;
+  GcPause& operator=(const GcPause&) = delete;
+
+ private:
+  py::module_ gc_;
+  bool was_enabled_;
+};
+
 }  // namespace
 
 std::vector<Payload> evaluate_once(const TinygradApi& api, const std::vector<py::object>& nodes, CaptureStats& stats) {
+  const GcPause gc_pause;
   std::vector<Payload> payloads;
   payloads.reserve(nodes.size());
   py::list contiguous;  // per node: what to read after the run, or None for an empty tensor

@@ -27,6 +27,7 @@ def _patch(owner, name, replacement, static=False):
     setattr(owner, name, staticmethod(replacement) if static else replacement)
 
 def install(inputs):
+    mark = len(_patches)  # captures can nest: each undoes only its own patches
     input_tensors = [t for t in inputs if isinstance(t, Tensor)]
     input_uops = {t.uop for t in input_tensors}
     input_bases = {t.uop.base for t in input_tensors}
@@ -58,22 +59,37 @@ def install(inputs):
         return refuse
     _patch(Tensor, "_next_counter", drawing("a random draw (Tensor.rand, randn, randint, dropout, ...)"), static=True)
     _patch(Tensor, "manual_seed", drawing("Tensor.manual_seed"), static=True)
+    return mark
 
-def uninstall():
-    while _patches:
+def uninstall(mark):
+    while len(_patches) > mark:
         owner, name, original = _patches.pop()
         setattr(owner, name, original)
 )PY";
+
+// The guard functions, compiled once per interpreter and kept as a module in sys.modules (Python
+// owns it, so nothing outlives the interpreter).
+py::dict guard_scope() {
+  const py::dict modules = py::module_::import("sys").attr("modules");
+  constexpr const char* kName = "_tl_forward_guards";
+  if (!modules.contains(kName)) {
+    const py::object module = py::module_::import("types").attr("ModuleType")(kName);
+    py::exec(kGuards, module.attr("__dict__"));
+    modules[kName] = module;
+  }
+  return modules[kName].attr("__dict__");
+}
 
 }  // namespace
 
 ForwardGuards::ForwardGuards(const py::tuple& inputs) {
   with_python_errors([&] {
-    py::exec(kGuards, scope_);
+    scope_ = guard_scope();
+    mark_ = py::len(scope_["_patches"]);
     try {
       scope_["install"](inputs);
     } catch (...) {
-      scope_["uninstall"]();
+      scope_["uninstall"](mark_);
       throw;
     }
   });
@@ -81,7 +97,7 @@ ForwardGuards::ForwardGuards(const py::tuple& inputs) {
 
 ForwardGuards::~ForwardGuards() {
   try {
-    with_python_errors([&] { scope_["uninstall"](); });
+    with_python_errors([&] { scope_["uninstall"](mark_); });
   } catch (...) {
     // A failed restore would leave tinygrad patched for the rest of the process: stop loudly.
     std::terminate();

@@ -5,6 +5,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include <cstddef>
+
 namespace tl::tinygrad {
 
 class ForwardGuards {
@@ -21,6 +23,7 @@ class ForwardGuards {
 
  private:
   pybind11::dict scope_;
+  std::size_t mark_ = 0;  // how many patches were in place before these
 };
 
 }  // namespace tl::tinygrad
