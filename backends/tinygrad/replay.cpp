@@ -196,6 +196,9 @@ ValidationStatus TinygradLiveGraph::validate(const Trace& trace, const std::vect
       try {
         nodes.push_back(rebuild(op, std::nullopt));
         jobs.push_back({op.index, std::nullopt});
+        // A movement op rebuilt over a parent reads that parent by construction: perturbing it
+        // would tell nothing the plain replay has not, so views skip the perturbation phase.
+        if (op.kind == OpKind::View) continue;
         for (const ParentRef& parent : op.parents) {
           if (trace.ops[parent.op].framework_op == "CONST") continue;  // literals are part of the op's definition
           nodes.push_back(
