@@ -1,6 +1,26 @@
 #include "cli/args.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
 namespace tl::cli {
+
+std::string writable_output(const std::string& flag, const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path parent = fs::absolute(path).parent_path();
+  std::error_code error;
+  fs::create_directories(parent, error);
+  if (error)
+    throw UsageError("cannot write --" + flag + " " + path + ": " + error.message() + "; give a path in a writable directory");
+  if (::access(parent.c_str(), W_OK | X_OK) != 0) {
+    throw UsageError("cannot write --" + flag + " " + path + ": " + std::strerror(errno) +
+                     "; give a path in a writable directory");
+  }
+  return path;
+}
 
 std::string Args::value(const std::string& name, const std::string& fallback) const {
   const auto found = values.find(name);

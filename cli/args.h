@@ -27,6 +27,10 @@ struct Args {
   std::vector<std::string> all(const std::string& name) const;
 };
 
+// `path` after checking, before any work, that a file can be written there (its directory exists
+// or can be made, and accepts files); throws UsageError naming the flag and the reason otherwise.
+std::string writable_output(const std::string& flag, const std::string& path);
+
 // Parses argv against what `command` accepts: flags taking a value, plain switches, and (when
 // `positional` names one) a single bare argument stored as that value.
 Args parse_args(int argc, const char* const* argv, const std::set<std::string>& valued, const std::set<std::string>& switches,

@@ -40,14 +40,14 @@ std::vector<CellResult> results_of(const std::vector<CellRun>& runs) {
 
 int run_command(const Args& args) {
   const std::vector<Roster> rosters = load_rosters(args);
-  const std::string out = args.value("out", (std::filesystem::path(TL_SOURCE_DIR) / "build" / "scorecard.json").string());
+  const std::string out =
+      writable_output("out", args.value("out", (std::filesystem::path(TL_SOURCE_DIR) / "build" / "scorecard.json").string()));
   const auto runs = run_cells(rosters, args.all("row"), std::stoi(args.value("jobs", "2")),
                               std::chrono::seconds(std::stoi(args.value("timeout", "600"))), [&](const CellRun& run) {
                                 if (!args.has("json")) print_cell_line(run);
                               });
   const nlohmann::json card =
       make_scorecard(backends::spec("tinygrad"), scorecard_facts(rosters, runs, args.value("leg", "pinned")), results_of(runs));
-  std::filesystem::create_directories(std::filesystem::absolute(out).parent_path());
   write_file_atomically(out, card.dump(2) + "\n");
   if (args.has("json")) {
     std::cout << card.dump(2) << "\n";

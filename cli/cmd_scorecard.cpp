@@ -50,6 +50,8 @@ int scorecard_command(const Args& args) {
   const BackendSpec& spec = backends::spec(args.value("backend", "tinygrad"));
   const std::vector<Roster> rosters = load_rosters(args);
   const std::string leg = args.value("leg", "pinned");
+  const std::string out = writable_output(
+      "out", args.value("out", (std::filesystem::path(TL_SOURCE_DIR) / "build" / ("scorecard-" + leg + ".json")).string()));
   const std::vector<CellRun> runs =
       args.values.contains("from")
           ? recorded_runs(rosters, args.required("from"))
@@ -59,9 +61,6 @@ int scorecard_command(const Args& args) {
                       });
   const RunFacts facts = scorecard_facts(rosters, runs, leg);
   const nlohmann::json card = make_scorecard(spec, facts, results_of(runs));
-  const std::string out =
-      args.value("out", (std::filesystem::path(TL_SOURCE_DIR) / "build" / ("scorecard-" + leg + ".json")).string());
-  std::filesystem::create_directories(std::filesystem::absolute(out).parent_path());
   write_file_atomically(out, card.dump(2) + "\n");
   print_summary(card);
   std::cout << "scorecard written to " << out << "\n";

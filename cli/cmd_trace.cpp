@@ -26,6 +26,7 @@ void print_ops(const Trace& trace) {
 int trace_command(const Args& args) {
   const std::vector<Roster> rosters = load_rosters(args);
   const RosterRow& row = find_row(rosters, args.required("row"));
+  if (args.values.contains("save")) writable_output("save", args.required("save"));
   const tinygrad::RowFixture fixture = tinygrad::build_row(row);
   const Trace trace = tl::trace(fixture.forward, fixture.inputs, trace_options_from(row.options));
   if (args.values.contains("save")) {

@@ -34,6 +34,12 @@ std::string scratch(const std::string& name) {
   return path.string();
 }
 
+std::string file_text(const fs::path& path) {
+  std::ostringstream text;
+  text << std::ifstream(path, std::ios::binary).rdbuf();
+  return text.str();
+}
+
 TEST(Cli, CrashAndHangAreCellStatesAndTheScorecardIsWritten) {
   const std::string out = scratch("misbehaving.json");
   const ChildOutcome outcome =
@@ -52,7 +58,11 @@ TEST(Cli, CrashAndHangAreCellStatesAndTheScorecardIsWritten) {
   EXPECT_EQ(states["recurses"], "failed");
   EXPECT_NE(outcome.stdout_text.find("ValueError: the forward gave up"), std::string::npos) << outcome.stdout_text;
   EXPECT_NE(outcome.stdout_text.find("RecursionError"), std::string::npos) << outcome.stdout_text;
-  EXPECT_EQ(card["summary"]["total"], 5);
+  // A row whose fixture file is missing fails with Python's error and its roster line.
+  EXPECT_EQ(states["missing_fixture"], "failed");
+  EXPECT_NE(outcome.stdout_text.find("No such file or directory"), std::string::npos) << outcome.stdout_text;
+  EXPECT_NE(outcome.stdout_text.find("misbehaving_rows.yaml:35"), std::string::npos) << outcome.stdout_text;
+  EXPECT_EQ(card["summary"]["total"], 6);
   EXPECT_TRUE(card.contains("run"));
 }
 
@@ -96,6 +106,23 @@ TEST(Cli, MisuseExitsTwoWithUsage) {
   EXPECT_NE(unknown_row.stderr_text.find("no row 'no_such_row'"), std::string::npos);
 }
 
+// An output path that cannot be written is a usage error found before any cell runs or any file
+// is written.
+TEST(Cli, UnwritableOutputsExitTwoBeforeRunning) {
+  const fs::path blocker = scratch("a_file");
+  std::ofstream(blocker) << "not a directory\n";
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"run", "--row", "tutorial_mlp", "--out", (blocker / "card.json").string()},
+                                             {"scorecard", "--backend", "tinygrad", "--out", (blocker / "card.json").string()},
+                                             {"trace", "--row", "tutorial_mlp", "--save", (blocker / "mlp.tlspec").string()}}) {
+    const ChildOutcome outcome = tlconform(args, 60);
+    EXPECT_EQ(outcome.exit_code, 2) << args[0] << ": " << outcome.stderr_text;
+    EXPECT_NE(outcome.stderr_text.find("give a path in a writable directory"), std::string::npos) << outcome.stderr_text;
+    EXPECT_EQ(outcome.stdout_text.find("passed"), std::string::npos) << "a cell ran: " << outcome.stdout_text;
+  }
+  EXPECT_EQ(file_text(blocker), "not a directory\n");
+}
+
 TEST(Cli, ListNeverStartsPython) {
   // With a venv that does not exist, anything that started Python would fail.
   const std::string fake_venv = scratch("no-venv");
@@ -117,12 +144,6 @@ TEST(Cli, DoctorShowsTheBackendScorecardRow) {
     }
   }
   EXPECT_TRUE(found) << outcome.stdout_text;
-}
-
-std::string file_text(const fs::path& path) {
-  std::ostringstream text;
-  text << std::ifstream(path, std::ios::binary).rdbuf();
-  return text.str();
 }
 
 bool has_staging(const fs::path& parent) {
