@@ -34,6 +34,7 @@ void print_summary(const nlohmann::json& card) {
 
 std::vector<CellResult> results_of(const std::vector<CellRun>& runs) {
   std::vector<CellResult> results;
+  results.reserve(runs.size());
   for (const CellRun& run : runs) results.push_back(run.result);
   return results;
 }

@@ -9,7 +9,7 @@ namespace tl {
 // A Python exception raised inside the embedded interpreter, with its formatted traceback.
 class PythonError : public std::runtime_error {
  public:
-  PythonError(std::string type, std::string message, std::string traceback)
+  PythonError(std::string type, const std::string& message, std::string traceback)
       : std::runtime_error(type + ": " + message), type_(std::move(type)), traceback_(std::move(traceback)) {}
   const std::string& type() const { return type_; }
   const std::string& traceback() const { return traceback_; }

@@ -277,7 +277,7 @@ Trace Trace::load(const std::string& directory) {
     else if (kind == "constant")
       op.kind = OpKind::Constant;
     else
-      reject(manifest_file, where + ".kind '" + kind + "' is unknown");
+      reject(manifest_file, where + ".kind '" + std::string(kind).append("' is unknown"));
     if (entry.contains("constant_kind") && !entry["constant_kind"].is_null())
       op.constant_kind = field<std::string>(entry, "constant_kind", manifest_file, where);
     const auto dtype = dtype_from_name(field<std::string>(entry, "dtype", manifest_file, where));

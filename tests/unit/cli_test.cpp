@@ -174,6 +174,7 @@ TEST(Cli, AKilledSaveLeavesThePreviousBundleIntact) {
     if (child == 0) {
       std::freopen("/dev/null", "w", stdout);
       std::vector<char*> argv;
+      argv.reserve(save.size() + 1);
       for (const std::string& arg : save) argv.push_back(const_cast<char*>(arg.c_str()));
       argv.push_back(nullptr);
       execv(argv[0], argv.data());

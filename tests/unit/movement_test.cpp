@@ -99,7 +99,7 @@ TEST(Movement, AWrongViewPayloadFailsReplayValidation) {
   }
   ASSERT_NE(permute, nullptr);
   ASSERT_GT(permute->out->numel(), 1);
-  const std::size_t item = static_cast<std::size_t>(permute->out->dtype.itemsize);
+  const auto item = static_cast<std::ptrdiff_t>(permute->out->dtype.itemsize);
   std::swap_ranges(permute->out->bytes.begin(), permute->out->bytes.begin() + item, permute->out->bytes.end() - item);
   const ValidationStatus status = trace.validate(outputs);
   EXPECT_EQ(status.state, ValidationState::Failed);
