@@ -29,7 +29,7 @@ class Reader {
     if (!map.IsMap()) fail(map, what + " must be a mapping");
     std::set<std::string> seen;
     for (const auto& entry : map) {
-      const auto key = entry.first.as<std::string>();
+      const std::string key = scalar(entry.first, "a key in " + what);  // `? [a]: b` makes a list a key
       if (!seen.insert(key).second) fail(entry.first, "duplicate key '" + key + "' in " + what);
       if (!allowed.empty() && !allowed.contains(key)) {
         std::string known;
@@ -370,14 +370,18 @@ Roster load_roster(const std::string& path) {
   if (!document || document.IsNull())
     throw RosterError({roster.file, 1}, "the roster is empty: write 'rows:' and a list of rows");
   std::set<std::string> ids;
-  reader.for_each_key(document, "the roster", {"rows"}, [&](const std::string&, const YAML::Node& rows) {
-    if (!rows.IsSequence()) reader.fail(rows, "'rows' must be a list of rows");
-    for (const auto& node : rows) {
-      RosterRow row = reader.row(node);
-      if (!ids.insert(row.id).second) throw RosterError(row.where, "duplicate row id '" + row.id + "'");
-      roster.rows.push_back(std::move(row));
-    }
-  });
+  try {
+    reader.for_each_key(document, "the roster", {"rows"}, [&](const std::string&, const YAML::Node& rows) {
+      if (!rows.IsSequence()) reader.fail(rows, "'rows' must be a list of rows");
+      for (const auto& node : rows) {
+        RosterRow row = reader.row(node);
+        if (!ids.insert(row.id).second) throw RosterError(row.where, "duplicate row id '" + row.id + "'");
+        roster.rows.push_back(std::move(row));
+      }
+    });
+  } catch (const YAML::Exception& error) {  // a shape the reader did not foresee is still a roster error
+    throw RosterError({roster.file, error.mark.line + 1}, "cannot read the roster: " + error.msg);
+  }
   return roster;
 }
 

@@ -114,6 +114,12 @@ TEST_F(RosterFile, MissingPiecesAreErrors) {
   expect_error("rows:\n  - id: a\n    family: config_built\n    forward: x\n", 2, "at least one entry under 'inputs'");
 }
 
+// Found by roster_fuzz: a complex key (`? bias: ...`) is a mapping, not a name.
+TEST_F(RosterFile, ANonScalarKeyCitesItsLine) {
+  expect_error("rows:\n  - id: a\n    family: config_built\n    ?  bias: [0.0]\n    inputs: {x: [1.0]}\n    forward: x\n", 4,
+               "must be a single value");
+}
+
 TEST_F(RosterFile, MalformedAndEmptyFiles) {
   expect_error("rows:\n  - id: [unclosed\n", 3, "malformed YAML");
   expect_error("", 1, "empty");
