@@ -47,9 +47,9 @@ const std::vector<RefusalInfo>& refusal_registry() {
       {C::LivePayloadsRequired, "live_payloads_required", "replay or derived gradients on an audit-only trace", "DEV=PYTHON",
        "capture in a process with DEV=PYTHON and use that trace, not a loaded or non-PYTHON one"},
       {C::BufferWriteUnsupported, "buffer_write_unsupported",
-       "the forward writes into a buffer (an AFTER over a STORE or a kernel CALL: a KV cache, a custom kernel), so what it "
-       "writes is computed outside the tensor ops the capture records",
-       "no silent holes", "return the written value as an output, or do the write outside the captured forward"},
+       "the forward writes where the capture cannot follow: a kernel CALL (a custom kernel), or a STORE that is not into "
+       "the AFTER's own buffer through a reshape, shrink, permute or flip (a KV cache write is recorded as one op)",
+       "no silent holes", "write through a view of the buffer you read back, or do the write outside the captured forward"},
       {C::PayloadTooLarge, "payload_too_large", "the recorded ops' payloads need more memory than the machine has available",
        "refuse before side effects", "capture with smaller inputs, or split the forward"},
   };

@@ -10,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "backends/tinygrad/buffer_write.h"
 #include "backends/tinygrad/evaluation.h"
 #include "backends/tinygrad/guards.h"
 #include "backends/tinygrad/live_graph.h"
@@ -76,7 +77,7 @@ class GraphWalker {
       refuse_buffer_writes(frame.uop);
       expanded.add(frame.uop);
       stack.push_back({frame.uop, true});
-      const py::tuple sources = frame.uop.attr("src");
+      const py::tuple sources = op_sources(frame.uop);
       for (std::size_t i = sources.size(); i-- > 0;) {
         if (classify(sources[i]) != NodeClass::Meta) stack.push_back({sources[i], false});
       }
@@ -98,7 +99,9 @@ class GraphWalker {
 
   // No silent holes: what a STORE or a kernel CALL writes is computed by void nodes the walk skips
   // (@function calls are inlined before the walk, so a FUNCTION left here is one that writes too).
+  // Only a write into the AFTER's own buffer is recorded, as one op over (buffer, value).
   static void refuse_buffer_writes(const py::handle& uop) {
+    if (is_buffer_write(uop)) return;
     for (py::handle source : uop.attr("src")) {
       const auto name = source.attr("op").attr("name").cast<std::string>();
       if (name == "STORE" || name == "CALL" || name == "FUNCTION") {
@@ -252,7 +255,7 @@ void record_ops(const GraphWalker& walker, const py::dict& input_positions, cons
         std::string lowered = op.framework_op;
         for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         base = op.module.empty() ? lowered : op.module + "." + lowered;
-        const py::tuple sources = uop.attr("src");
+        const py::tuple sources = op_sources(uop);
         for (std::size_t position = 0; position < sources.size(); ++position) {
           if (walker.contains(sources[position])) op.parents.push_back({walker.index_of(sources[position]), position});
         }

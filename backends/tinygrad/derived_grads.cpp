@@ -4,6 +4,7 @@
 #include <pybind11/eval.h>
 #include <pybind11/pybind11.h>
 
+#include "backends/tinygrad/buffer_write.h"
 #include "backends/tinygrad/evaluation.h"
 #include "backends/tinygrad/live_graph.h"
 #include "harness/python_runtime.h"
@@ -14,8 +15,22 @@ namespace py = pybind11;
 
 namespace {
 
+// `sink` with every buffer write swapped for its pure form: gradients flow to the written region
+// only, and the many graphs of one finite-difference evaluation do not write into shared buffers.
+// Outer writes may hold inner ones, so swap until none is left.
+py::object without_buffer_writes(const TinygradApi& api, py::object sink) {
+  for (;;) {
+    py::dict pure;
+    for (py::handle node : sink.attr("toposort")()) {
+      if (is_buffer_write(node)) pure[node] = functional_buffer_write(api, node);
+    }
+    if (py::len(pure) == 0) return sink;
+    sink = sink.attr("substitute")(pure);
+  }
+}
+
 // The captured graph with every leaf (input, constant other than a plain literal CONST) and every
-// replaced op swapped for a fresh buffer: new UOps, in op order.
+// replaced op swapped for a fresh buffer, and its buffer writes made pure: new UOps, in op order.
 py::tuple rebuilt_graph(const TinygradApi& api, const Trace& trace, const std::vector<py::object>& uops,
                         const std::map<std::size_t, Payload>& replacements) {
   py::dict substitutions;
@@ -29,7 +44,7 @@ py::tuple rebuilt_graph(const TinygradApi& api, const Trace& trace, const std::v
   }
   py::tuple all(uops.size());
   for (std::size_t i = 0; i < uops.size(); ++i) all[i] = uops[i];
-  return api.UOp.attr("sink")(*all).attr("substitute")(substitutions).attr("src");
+  return without_buffer_writes(api, api.UOp.attr("sink")(*all).attr("substitute")(substitutions)).attr("src");
 }
 
 // The scalar loss Tensor over the rebuilt outputs: the given expression, or the sum of float outputs.

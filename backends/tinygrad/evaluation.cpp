@@ -53,6 +53,38 @@ std::vector<Payload> evaluate_once(const TinygradApi& api, const std::vector<py:
   const py::tuple called = api.transform_to_call(sink);
   const py::dict buffer_map = called[1];
   const py::tuple linear = api.create_linear_with_vars(called[0]);
+
+  // The bytes of `buffer` into node i's payload, checked against the node's size.
+  auto copy_out = [&](const py::object& buffer, Payload& payload, std::size_t i) {
+    if (buffer.attr("size").cast<std::int64_t>() != payload.numel()) {
+      throw std::runtime_error("op " + std::to_string(i) + " (" + op_name(nodes[i]) + ") maps to a buffer of " +
+                               py::str(buffer.attr("size")).cast<std::string>() + " elements, not " +
+                               std::to_string(payload.numel()));
+    }
+    // the memoryview is released before its buffer may be freed
+    const py::buffer view = buffer.attr("as_memoryview")();
+    const py::buffer_info info = view.request();
+    const auto size = static_cast<std::size_t>(info.size * info.itemsize);
+    if (size != static_cast<std::size_t>(payload.numel()) * payload.dtype.itemsize) {
+      throw std::runtime_error("op " + std::to_string(i) + " payload has " + std::to_string(size) + " bytes");
+    }
+    payload.bytes.resize(size);
+    std::memcpy(payload.bytes.data(), info.ptr, size);
+  };
+
+  // A node already backed by a realized buffer the run does not own (an input, a closure) is read
+  // before the run: a buffer write in the forward may change it, and its op is the value the forward
+  // started from.
+  const py::object buffer_op = api.Ops.attr("BUFFER");
+  std::vector<bool> read_before(nodes.size(), false);
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const py::object request = contiguous[i];
+    if (request.is_none() || buffer_map.contains(request)) continue;
+    const py::object base = request.attr("base");
+    if (!op_is(base, buffer_op) || !base.attr("buffer").attr("is_allocated")().cast<bool>()) continue;
+    copy_out(base.attr("buffer"), payloads[i], i);
+    read_before[i] = true;
+  }
   const long long kernels_before = api.kernel_count();
   api.realize_module.attr("run_linear")(linear[0], linear[1]);
   stats.evaluations = 1;
@@ -70,13 +102,13 @@ std::vector<Payload> evaluate_once(const TinygradApi& api, const std::vector<py:
   // closures are read in place, and the AFTER effects now belong to live tensors.
   py::set kept;
   for (auto [key, value] : effects) kept.add(value.attr("base").attr("buffer"));
-  const py::object buffer_op = api.Ops.attr("BUFFER");
   std::vector<py::object> buffers(nodes.size());
   py::dict readers_left;  // owned buffer -> payloads still to copy from it
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const py::object request = contiguous[i];
-    if (request.is_none()) continue;
-    // A node already backed by a realized contiguous buffer (an input, a closure) is read in place.
+    if (request.is_none() || read_before[i]) continue;
+    // The rest is read after the run: from the buffer the run made for it, or in place (an `empty`
+    // the forward wrote into, allocated by the run).
     const bool owned = buffer_map.contains(request);
     const py::object base = (owned ? buffer_map[request] : request).attr("base");
     if (!op_is(base, buffer_op)) {
@@ -90,23 +122,8 @@ std::vector<Payload> evaluate_once(const TinygradApi& api, const std::vector<py:
   }
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     if (!buffers[i]) continue;
-    Payload& payload = payloads[i];
     const py::object& buffer = buffers[i];
-    if (buffer.attr("size").cast<std::int64_t>() != payload.numel()) {
-      throw std::runtime_error("op " + std::to_string(i) + " (" + op_name(nodes[i]) + ") maps to a buffer of " +
-                               py::str(buffer.attr("size")).cast<std::string>() + " elements, not " +
-                               std::to_string(payload.numel()));
-    }
-    {  // the memoryview is released before its buffer may be freed
-      const py::buffer view = buffer.attr("as_memoryview")();
-      const py::buffer_info info = view.request();
-      const auto size = static_cast<std::size_t>(info.size * info.itemsize);
-      if (size != static_cast<std::size_t>(payload.numel()) * payload.dtype.itemsize) {
-        throw std::runtime_error("op " + std::to_string(i) + " payload has " + std::to_string(size) + " bytes");
-      }
-      payload.bytes.resize(size);
-      std::memcpy(payload.bytes.data(), info.ptr, size);
-    }
+    copy_out(buffer, payloads[i], i);
     if (readers_left.contains(buffer)) {
       const int left = readers_left[buffer].cast<int>() - 1;
       readers_left[buffer] = py::int_(left);

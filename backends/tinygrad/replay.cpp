@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 
+#include "backends/tinygrad/buffer_write.h"
 #include "backends/tinygrad/evaluation.h"
 #include "backends/tinygrad/live_graph.h"
 #include "harness/python_runtime.h"
@@ -93,6 +94,11 @@ std::optional<std::string> exemption(const Trace& trace, const Op& op, std::size
     return std::nullopt;
   }
   if (name == "MAX") return "the other operand dominates the maximum";
+  if (name == "AFTER" && position == 0) {
+    const Op* value = parent_at(1);
+    if (value != nullptr && value->out->numel() == op.out->numel()) return "the write covers the whole buffer";
+    return std::nullopt;
+  }
   if (name == "ADD") {
     const Op* perturbed_parent = parent_at(position);
     if (perturbed_parent != nullptr && absorbed_by_rounding(*perturbed_parent->out, *op.out)) {
@@ -168,20 +174,26 @@ ValidationStatus TinygradLiveGraph::validate(const Trace& trace, const std::vect
 
     // Fresh buffers for every saved payload a replay reads (literal CONSTs stay as in the graph).
     std::map<std::size_t, py::object> saved;
-    auto input_for = [&](std::size_t parent) -> py::object {
+    // A buffer write's buffer is never shared: each replay writes into its own.
+    auto input_for = [&](std::size_t parent, bool written) -> py::object {
       const Op& op = trace.ops[parent];
       if (op.framework_op == "CONST") return uops_[parent];
+      if (written) return buffer_from_payload(api, *op.out);
       auto found = saved.find(parent);
       if (found == saved.end()) found = saved.emplace(parent, buffer_from_payload(api, *op.out)).first;
       return found->second;
     };
     auto rebuild = [&](const Op& op, std::optional<std::pair<std::size_t, py::object>> replaced) {
       const py::object& original = uops_[op.index];
-      py::list sources(original.attr("src"));
+      py::list sources(op_sources(original));
+      const bool writes = is_buffer_write(original);
       for (const ParentRef& parent : op.parents) {
         if (parent.position >= sources.size()) throw std::runtime_error("parent position out of range");
-        sources[parent.position] = replaced && replaced->first == parent.position ? replaced->second : input_for(parent.op);
+        sources[parent.position] = replaced && replaced->first == parent.position
+                                       ? replaced->second
+                                       : input_for(parent.op, writes && parent.position == 0);
       }
+      if (writes) return rebuild_buffer_write(api, original, sources[0], sources[1]);
       return api.UOp(original.attr("op"), original.attr("dtype"), py::tuple(sources), original.attr("arg"));
     };
 
