@@ -6,9 +6,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 seconds=${1:-60}
 cd "$root"
-bash ci/bootstrap.sh
-cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz
+bash ci/build.sh fuzz
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 pids=()

@@ -4,6 +4,8 @@
 # (build/scorecard-pinned.json), and then prints the doctor rows (backend_scorecard:tinygrad among them).
 # Extra arguments go to `tlconform scorecard` (for example --check, or --write on the pinned leg).
 set -euo pipefail
+# The pinned run covers every row, the ecosystem rows (tinygrad.llm, ONNX) included.
+export TORCHLENS_CONFORMANCE_ECOSYSTEM=${TORCHLENS_CONFORMANCE_ECOSYSTEM:-1}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bash "$root/ci/build.sh"
 status=0

@@ -4,7 +4,5 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
-bash ci/bootstrap.sh
-cmake --preset asan >/dev/null
-cmake --build --preset asan
+bash ci/build.sh asan
 ctest --preset asan "$@"

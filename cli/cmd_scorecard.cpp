@@ -74,6 +74,13 @@ int scorecard_command(const Args& args) {
       throw UsageError("--write is for the pinned leg on tinygrad " + spec.pinned_version + " (this is leg " + leg + " on " +
                        facts.framework_version_seen + ")");
     }
+    // The pinned leg runs every row: a skipped cell in the committed card would be a hole.
+    for (const CellRun& run : runs) {
+      if (run.result.state == CellState::Skipped) {
+        throw UsageError("--write needs every cell run, and " + run.result.id + " was skipped (" + run.result.message +
+                         "); the committed scorecard is left as it was");
+      }
+    }
     write_file_atomically(committed_scorecard_path(), card.dump(2) + "\n");
     std::cout << "committed scorecard updated: " << committed_scorecard_path() << "\n";
   }

@@ -102,10 +102,13 @@ std::vector<Drift> scorecard_drift(const nlohmann::json& committed, const nlohma
       if (!seen.contains(id)) drift.push_back({what, id, was, "absent", true});
     }
   };
+  // A skipped cell was not run here (an ecosystem row without TORCHLENS_CONFORMANCE_ECOSYSTEM=1):
+  // drift to report, never a pass, but not a regression either. A capability that loses its proof
+  // follows its cells; only a flip between supported and unsupported is a regression of its own.
   compare("cells", "cell", "id",
-          [](const std::string& was, const std::string& now) { return was == "passed" && now != "passed"; });
+          [](const std::string& was, const std::string& now) { return was == "passed" && now != "passed" && now != "skipped"; });
   compare("capabilities", "capability", "name",
-          [](const std::string& was, const std::string& now) { return was != "untested" && now != was; });
+          [](const std::string& was, const std::string& now) { return was != "untested" && now != "untested" && now != was; });
   return drift;
 }
 

@@ -37,7 +37,7 @@ struct Drift {
   std::string id;
   std::string before;  // "absent" when it was not there
   std::string after;
-  bool regression = false;  // a passed cell that no longer passes, a proven capability now unproven, a lost cell
+  bool regression = false;  // a passed cell now failed, refused, crashed, timed out or lost; a capability flipped
 };
 
 // Drift of cell states and capability states from `committed` to `fresh`, in the fresh card's order.

@@ -75,6 +75,7 @@ TEST(Cli, ARegressedCellIsDriftAndFailsTheCheck) {
   for (const auto& cell : committed["cells"]) {
     nlohmann::json record{{"id", cell["id"]}, {"family", cell["family"]}, {"roster", cell["roster"]}, {"state", cell["state"]}};
     if (cell["id"] == "tutorial_mlp") record["state"] = "failed";
+    if (cell["family"] == "ecosystem") record["state"] = "skipped";  // run without TORCHLENS_CONFORMANCE_ECOSYSTEM=1
     std::ofstream(fs::path(records) / (cell["id"].get<std::string>() + ".json")) << record.dump();
   }
   const ChildOutcome outcome =
@@ -85,6 +86,10 @@ TEST(Cli, ARegressedCellIsDriftAndFailsTheCheck) {
   EXPECT_NE(outcome.stdout_text.find("capability Closure constant with a readable buffer: supported -> untested"),
             std::string::npos)
       << outcome.stdout_text;
+  // A cell that was not run here is drift, not a regression; the one regression is tutorial_mlp.
+  EXPECT_NE(outcome.stdout_text.find("cell llm_transformer_block: passed -> skipped"), std::string::npos) << outcome.stdout_text;
+  EXPECT_EQ(outcome.stdout_text.find("REGRESSION cell llm_transformer_block"), std::string::npos) << outcome.stdout_text;
+  EXPECT_NE(outcome.stdout_text.find(", 1 regression"), std::string::npos) << outcome.stdout_text;
 }
 
 TEST(Cli, WriteIsOnlyForThePinnedLeg) {
@@ -92,6 +97,24 @@ TEST(Cli, WriteIsOnlyForThePinnedLeg) {
                                           "in-range-latest", "--write", "--out", scratch("x.json")});
   EXPECT_EQ(outcome.exit_code, 2) << outcome.stdout_text << outcome.stderr_text;
   EXPECT_NE(outcome.stderr_text.find("--write is for the pinned leg"), std::string::npos) << outcome.stderr_text;
+}
+
+TEST(Cli, WriteNeedsEveryCellRun) {
+  const std::string committed_path = std::string(TL_SOURCE_DIR) + "/scorecards/tinygrad/scorecard.json";
+  const std::string before = file_text(committed_path);
+  const nlohmann::json committed = nlohmann::json::parse(before);
+  const std::string records = scratch("skipped-records");
+  fs::create_directories(records);
+  for (const auto& cell : committed["cells"]) {
+    nlohmann::json record{{"id", cell["id"]}, {"family", cell["family"]}, {"roster", cell["roster"]}, {"state", cell["state"]}};
+    if (cell["family"] == "ecosystem") record["state"] = "skipped";
+    std::ofstream(fs::path(records) / (cell["id"].get<std::string>() + ".json")) << record.dump();
+  }
+  const ChildOutcome outcome =
+      tlconform({"scorecard", "--backend", "tinygrad", "--from", records, "--write", "--out", scratch("w.json")});
+  EXPECT_EQ(outcome.exit_code, 2) << outcome.stdout_text << outcome.stderr_text;
+  EXPECT_NE(outcome.stderr_text.find("--write needs every cell run"), std::string::npos) << outcome.stderr_text;
+  EXPECT_EQ(file_text(committed_path), before) << "the committed scorecard changed";
 }
 
 TEST(Cli, MisuseExitsTwoWithUsage) {
