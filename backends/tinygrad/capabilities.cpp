@@ -100,7 +100,7 @@ std::vector<Capability> declared_capabilities() {
        "input_mutation_unsupported",
        "",
        {"refuse_assign_input", "refuse_replace_input", "refuse_setitem_input", "refuse_inplace_add_input",
-        "refuse_assign_through_view"}},
+        "refuse_assign_through_view", "refuse_store_into_input"}},
       {"A callable that returns no tinygrad Tensor",
        false,
        false,

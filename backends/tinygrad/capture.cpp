@@ -99,9 +99,22 @@ class GraphWalker {
 
   // No silent holes: what a STORE or a kernel CALL writes is computed by void nodes the walk skips
   // (@function calls are inlined before the walk, so a FUNCTION left here is one that writes too).
-  // Only a write into the AFTER's own buffer is recorded, as one op over (buffer, value).
-  static void refuse_buffer_writes(const py::handle& uop) {
-    if (is_buffer_write(uop)) return;
+  // Only a write into the AFTER's own buffer is recorded, as one op over (buffer, value), and only
+  // when that buffer is not an input's: the evaluation would write into the caller's tensor.
+  void refuse_buffer_writes(const py::handle& uop) const {
+    if (is_buffer_write(uop)) {
+      const py::object written = uop.attr("src")[py::int_(0)].attr("base");
+      for (auto [input, position] : input_positions_) {
+        const py::object input_base = input.attr("base");
+        if (input_base.is(written)) {
+          throw BackendUnsupportedError(
+              RefusalCode::InputMutationUnsupported, "tinygrad",
+              "the forward stores into input " + py::str(position).cast<std::string>() + "'s buffer (an AFTER over a STORE)",
+              "AFTER");
+        }
+      }
+      return;
+    }
     for (py::handle source : uop.attr("src")) {
       const auto name = source.attr("op").attr("name").cast<std::string>();
       if (name == "STORE" || name == "CALL" || name == "FUNCTION") {
