@@ -8,8 +8,6 @@ namespace tl::tinygrad {
 
 namespace {
 
-std::string op_name(const py::handle& uop) { return uop.attr("op").attr("name").cast<std::string>(); }
-
 // The views a write's target can be made of: each has an inverse.
 bool is_view(const py::handle& uop) {
   static const std::set<std::string> views = {"RESHAPE", "SHRINK", "PERMUTE", "FLIP"};

@@ -92,7 +92,7 @@ class GraphWalker {
  private:
   bool has_unique_source(const py::handle& uop) const {
     for (py::handle source : uop.attr("src")) {
-      if (source.attr("op").attr("name").cast<std::string>() == "UNIQUE") return true;
+      if (op_name(source) == "UNIQUE") return true;
     }
     return false;
   }
@@ -116,11 +116,11 @@ class GraphWalker {
       return;
     }
     for (py::handle source : uop.attr("src")) {
-      const auto name = source.attr("op").attr("name").cast<std::string>();
+      const auto name = op_name(source);
       if (name == "STORE" || name == "CALL" || name == "FUNCTION") {
         throw BackendUnsupportedError(RefusalCode::BufferWriteUnsupported, "tinygrad",
                                       "the output graph reaches a buffer written by a " + name + " inside the forward",
-                                      uop.attr("op").attr("name").cast<std::string>());
+                                      op_name(uop));
       }
     }
   }
@@ -134,8 +134,6 @@ class GraphWalker {
   std::vector<py::object> nodes_;
   std::vector<NodeClass> classes_;
 };
-
-std::string op_name(const py::handle& uop) { return uop.attr("op").attr("name").cast<std::string>(); }
 
 bool reaches_op(const py::handle& uop, const char* name) {
   for (py::handle node : uop.attr("toposort")()) {

@@ -4,6 +4,8 @@
 #include <pybind11/eval.h>
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
+
 #include "backends/tinygrad/buffer_write.h"
 #include "backends/tinygrad/evaluation.h"
 #include "backends/tinygrad/live_graph.h"
@@ -44,7 +46,10 @@ py::tuple rebuilt_graph(const TinygradApi& api, const Trace& trace, const std::v
   }
   py::tuple all(uops.size());
   for (std::size_t i = 0; i < uops.size(); ++i) all[i] = uops[i];
-  return without_buffer_writes(api, api.UOp.attr("sink")(*all).attr("substitute")(substitutions)).attr("src");
+  const py::object rebuilt = api.UOp.attr("sink")(*all).attr("substitute")(substitutions);
+  // Every buffer write the walk let through is a recorded AFTER op; most traces have none.
+  const bool writes = std::any_of(trace.ops.begin(), trace.ops.end(), [](const Op& op) { return op.framework_op == "AFTER"; });
+  return (writes ? without_buffer_writes(api, rebuilt) : rebuilt).attr("src");
 }
 
 // The scalar loss Tensor over the rebuilt outputs: the given expression, or the sum of float outputs.

@@ -11,8 +11,6 @@ namespace py = pybind11;
 namespace {
 
 bool op_is(const py::handle& uop, const py::object& op) { return py::object(uop.attr("op")).is(op); }
-std::string op_name(const py::handle& uop) { return uop.attr("op").attr("name").cast<std::string>(); }
-
 // Python's cyclic GC paused for a scope, as tinygrad's own realize does: scheduling allocates
 // many short-lived UOps, and collections in the middle cost time and free nothing.
 class GcPause {

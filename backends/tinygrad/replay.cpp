@@ -131,13 +131,12 @@ ValidationStatus TinygradLiveGraph::validate(const Trace& trace, const std::vect
     with_python_errors([&] {
       std::size_t first = 0;
       while (first < trace.ops.size() && first < uops_.size() && trace.ops[first].index == first &&
-             trace.ops[first].framework_op == uops_[first].attr("op").attr("name").cast<std::string>()) {
+             trace.ops[first].framework_op == op_name(uops_[first])) {
         ++first;
       }
       Op missing;
       missing.index = first;
-      missing.label = first < uops_.size() ? "(a " + uops_[first].attr("op").attr("name").cast<std::string>() + " in the capture)"
-                                           : "(past the capture)";
+      missing.label = first < uops_.size() ? "(a " + op_name(uops_[first]) + " in the capture)" : "(past the capture)";
       decide(missing, "structure", "fail",
              "is missing from the trace or out of place: the trace has " + std::to_string(trace.ops.size()) +
                  " ops, the capture recorded " + std::to_string(uops_.size()));
@@ -149,7 +148,7 @@ ValidationStatus TinygradLiveGraph::validate(const Trace& trace, const std::vect
   with_python_errors([&] {
     const TinygradApi api;
     for (const Op& op : trace.ops) {
-      const std::string recorded = uops_[op.index].attr("op").attr("name").cast<std::string>();
+      const std::string recorded = op_name(uops_[op.index]);
       if (op.framework_op != recorded)
         decide(op, "structure", "fail", "is " + op.framework_op + " but the capture recorded " + recorded);
       for (const ParentRef& parent : op.parents) {

@@ -41,4 +41,6 @@ DType payload_dtype(py::handle tinygrad_dtype) {
   throw std::runtime_error("tinygrad dtype '" + name + "' has no payload form");
 }
 
+std::string op_name(const py::handle& uop) { return uop.attr("op").attr("name").cast<std::string>(); }
+
 }  // namespace tl::tinygrad

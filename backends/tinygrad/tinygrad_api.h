@@ -29,6 +29,9 @@ struct TinygradApi {
   long long kernel_count() const { return GlobalCounters.attr("kernel_count").cast<long long>(); }
 };
 
+// A UOp's op name ("ADD", "AFTER", ...).
+std::string op_name(const py::handle& uop);
+
 // The payload dtype of a tinygrad dtype; throws std::runtime_error for dtypes payloads cannot carry.
 DType payload_dtype(py::handle tinygrad_dtype);
 

@@ -76,8 +76,8 @@ TEST(BufferWrite, IsOneOpOverTheBufferAndTheWrittenValue) {
 
 TEST(BufferWrite, ReplayPassesAndCatchesAWrongValueInEitherRegion) {
   const CacheWrite capture = capture_cache_write();
-  EXPECT_EQ(capture.trace.validate(own_outputs(capture.trace)).state, ValidationState::Passed)
-      << capture.trace.validate(own_outputs(capture.trace)).message;
+  const ValidationStatus clean = capture.trace.validate(own_outputs(capture.trace));
+  EXPECT_EQ(clean.state, ValidationState::Passed) << clean.message;
   for (const std::int64_t element : {1, 3}) {  // written (column 1), untouched (column 3)
     CacheWrite tampered = capture_cache_write();
     Payload& out = *tampered.trace.ops[tampered.write].out;
