@@ -1,12 +1,8 @@
 #include "cli/cell_runner.h"
 
-#include <atomic>
 #include <filesystem>
-#include <mutex>
+#include <iostream>
 #include <set>
-#include <thread>
-
-#include "harness/cell_process.h"
 
 namespace tl::cli {
 
@@ -15,41 +11,54 @@ std::string roster_path(const Roster& roster) {
   return file.is_absolute() ? file.string() : (std::filesystem::path(TL_SOURCE_DIR) / file).string();
 }
 
-std::vector<CellRun> run_cells(const std::vector<Roster>& rosters, const std::vector<std::string>& only, int jobs,
-                               std::chrono::seconds limit, const std::function<void(const CellRun&)>& on_done) {
-  const std::set<std::string> selected(only.begin(), only.end());
-  struct Task {
-    std::string file;
-    const RosterRow* row;
-  };
-  std::vector<Task> tasks;
+RunSettings run_settings(const Args& args) {
+  RunSettings settings;
+  settings.jobs = static_cast<int>(args.integer("jobs", 2, 1, 64));
+  settings.limits.time = std::chrono::seconds(args.integer("timeout", 600, 1, 7LL * 24 * 3600));
+  settings.limits.memory =
+      args.values.contains("memory") ? parse_byte_size("memory", args.value("memory")) : default_cell_memory(settings.jobs);
+  return settings;
+}
+
+ChildSpec cell_spec(const std::string& roster_file, const std::string& row_id, const CellLimits& limits) {
+  const std::string self = std::filesystem::canonical("/proc/self/exe").string();
+  return cell_child_spec({self, "cell", "--roster", roster_file, "--row", row_id, "--result-fd", std::to_string(kResultFd)},
+                         limits);
+}
+
+std::vector<CellRun> run_cells(const std::vector<Roster>& rosters, const std::vector<std::string>& only,
+                               const RunSettings& settings,
+                               const std::function<void(const CellRun&, std::size_t done, std::size_t total)>& on_done) {
+  std::set<std::string> selected(only.begin(), only.end());
+  std::vector<CellResult> identities;
+  std::vector<ChildSpec> specs;
   for (const Roster& roster : rosters) {
     for (const RosterRow& row : roster.rows) {
-      if (selected.empty() || selected.contains(row.id)) tasks.push_back({roster_path(roster), &row});
-    }
-  }
-  const std::string self = std::filesystem::canonical("/proc/self/exe").string();
-  std::vector<CellRun> runs(tasks.size());
-  std::atomic<std::size_t> next{0};
-  std::mutex report;
-  auto worker = [&] {
-    for (std::size_t i = next++; i < tasks.size(); i = next++) {
-      const RosterRow& row = *tasks[i].row;
+      if (!selected.empty() && !selected.contains(row.id)) continue;
       CellResult identity;
       identity.id = row.id;
       identity.family = to_string(row.family);
       identity.roster = row.where;
-      const auto start = std::chrono::steady_clock::now();
-      const ChildOutcome outcome = run_child({self, "cell", "--roster", tasks[i].file, "--row", row.id, "--json"}, limit);
-      runs[i] = {cell_result_from_child(outcome, identity),
-                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
-      const std::lock_guard<std::mutex> lock(report);
-      on_done(runs[i]);
+      identities.push_back(identity);
+      specs.push_back(cell_spec(roster_path(roster), row.id, settings.limits));
     }
+  }
+  for (const CellResult& identity : identities) selected.erase(identity.id);
+  if (!selected.empty()) throw UsageError("no row '" + *selected.begin() + "' in the rosters given (see tlconform list)");
+
+  std::vector<CellRun> runs(specs.size());
+  std::size_t done = 0;
+  SupervisorEvents events;
+  events.finished = [&](std::size_t index, const ChildOutcome& outcome) {
+    runs[index] = {cell_result_from_child(outcome, identities[index], settings.limits), outcome.seconds};
+    on_done(runs[index], ++done, runs.size());
   };
-  std::vector<std::thread> workers;
-  for (int j = 0; j < std::max(1, jobs); ++j) workers.emplace_back(worker);
-  for (std::thread& thread : workers) thread.join();
+  events.still_running = [&](const std::vector<std::pair<std::size_t, double>>& running) {
+    std::cerr << "[" << done << "/" << runs.size() << "] still running:";
+    for (const auto& [index, seconds] : running) std::cerr << " " << identities[index].id << " (" << int(seconds) << " s)";
+    std::cerr << std::endl;
+  };
+  run_children(specs, settings.jobs, events);
   return runs;
 }
 

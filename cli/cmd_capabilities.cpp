@@ -1,26 +1,26 @@
 // tlconform capabilities: the backend's can-and-cannot table with states computed from the cells of
 // a pinned-leg scorecard (default: the committed one). No Python is started.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "backends/registry.h"
 #include "cli/commands.h"
+#include "harness/scorecard.h"
 
 namespace tl::cli {
 
 std::vector<CapabilityRow> capability_rows_from(const std::string& scorecard_path) {
   std::map<std::string, CellState> cells;
-  std::ifstream in(scorecard_path);
-  if (in) {
-    const nlohmann::json card = nlohmann::json::parse(in);
+  try {
+    // Checked whole (harness/scorecard.h): a corrupt card is a ScorecardError, never a guess.
+    const nlohmann::json card = read_scorecard(scorecard_path);
     // Only the pinned leg proves states; another leg's cells are drift, not proof.
-    if (card.at("provenance").value("leg", "") == "pinned") {
-      for (const auto& cell : card.at("cells")) {
-        if (const auto state = cell_state_from_string(cell.at("state").get<std::string>()))
-          cells[cell.at("id").get<std::string>()] = *state;
-      }
+    if (card["provenance"].value("leg", "") == "pinned") {
+      for (const auto& cell : card["cells"])
+        cells[cell["id"].get<std::string>()] = *cell_state_from_string(cell["state"].get<std::string>());
     }
+  } catch (const ScorecardError& error) {
+    if (!error.missing()) throw;  // no scorecard at all: every row is untested
   }
   return summarize_capabilities(backends::spec("tinygrad").capabilities, cells);
 }

@@ -1,35 +1,75 @@
-// tlconform cell: run one cell in this process. CTest runs each cell this way; `run` spawns it.
+// tlconform cell: run one cell. By default in this process (for a debugger); with --isolate in a
+// supervised child process, as `run` does and as CTest runs each cell, so a crash, a hang, a memory
+// blow-up or a process left behind cannot take the caller down. With --result-fd the cell reports
+// its phases and result on that descriptor (how the supervisor hears from it) and prints nothing.
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "backends/registry.h"
+#include "cli/cell_runner.h"
 #include "cli/commands.h"
 #include "harness/atomic_file.h"
+#include "harness/cell_process.h"
 #include "harness/conformance.h"
 
 namespace tl::cli {
+namespace {
+
+CellResult run_here(const Args& args, const RosterRow& row) {
+  std::optional<ResultChannel> channel;
+  if (args.values.contains("result-fd")) {
+    channel.emplace(static_cast<int>(args.integer("result-fd", 0, 3, 1 << 20)));
+    set_phase_listener([&](const std::string& phase) { channel->phase(phase); });
+  }
+  const auto protocol = backends::spec("tinygrad").protocol();
+  CellResult result = run_cell(*protocol, row);
+  set_phase_listener(nullptr);
+  if (channel) channel->result(result);
+  return result;
+}
+
+CellResult run_isolated(const Args& args, const std::string& roster_file, const RosterRow& row) {
+  RunSettings settings = run_settings(args);
+  CellResult identity;
+  identity.id = row.id;
+  identity.family = to_string(row.family);
+  identity.roster = row.where;
+  const ChildOutcome outcome = run_children({cell_spec(roster_file, row.id, settings.limits)}, 1).front();
+  return cell_result_from_child(outcome, identity, settings.limits);
+}
+
+}  // namespace
 
 int cell_command(const Args& args) {
   const std::vector<Roster> rosters = load_rosters(args);
   const RosterRow& row = find_row(rosters, args.required("row"));
-  if (args.values.contains("record")) {
+  std::string roster_file;
+  for (const Roster& roster : rosters) {
+    for (const RosterRow& candidate : roster.rows) {
+      if (&candidate == &row) roster_file = roster_path(roster);
+    }
+  }
+  const std::string record = args.value("record");
+  if (!record.empty()) {
     // No stale verdict: a cell that dies before the end leaves no record, which the check reports.
-    std::filesystem::remove(std::filesystem::path(args.required("record")) / (row.id + ".json"));
+    std::filesystem::remove(std::filesystem::path(record) / (row.id + ".json"));
   }
-  const auto protocol = backends::spec("tinygrad").protocol();
-  const CellResult result = run_cell(*protocol, row);
-  if (args.values.contains("record")) {
-    std::filesystem::create_directories(args.required("record"));
-    write_file_atomically((std::filesystem::path(args.required("record")) / (row.id + ".json")).string(),
-                          result.to_json().dump() + "\n");
+  const CellResult result = args.has("isolate") ? run_isolated(args, roster_file, row) : run_here(args, row);
+  if (!record.empty()) {
+    std::filesystem::create_directories(record);
+    write_file_atomically((std::filesystem::path(record) / (row.id + ".json")).string(), result.to_json().dump() + "\n");
   }
-  if (args.has("json")) {
+  if (args.values.contains("result-fd")) {
+    // The supervisor reads the result from its channel; stdout belongs to the forward.
+  } else if (args.has("json")) {
     std::cout << result.to_json().dump() << std::endl;
   } else {
     for (const Check& check : result.checks)
       std::cout << (check.passed ? "  ok    " : "  FAIL  ") << check.name << ": " << check.detail << "\n";
     std::cout << row.where.str() << ": row " << row.id << " " << to_string(result.state);
     if (result.state != CellState::Passed) std::cout << ": " << result.message;
+    if (!result.output.empty() && result.state != CellState::Passed) std::cout << "\n" << result.output;
     std::cout << std::endl;
   }
   if (result.state == CellState::Passed) return kExitPassed;

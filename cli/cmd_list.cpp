@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/cell_runner.h"
 #include "cli/commands.h"
 
 namespace tl::cli {
@@ -21,15 +22,17 @@ int list_command(const Args& args) {
     const std::string record = args.value("record", "");
     std::string all_cells;
     for (const Roster& roster : rosters) {
-      const std::string file = std::filesystem::absolute(std::filesystem::path(TL_SOURCE_DIR) / roster.file).string();
+      const std::string file = roster_path(roster);
       for (const RosterRow& row : roster.rows) {
         const std::string name = "conformance." + row.id;
         all_cells += (all_cells.empty() ? "" : ";") + name;
-        std::cout << "add_test(" << bracket(name) << " " << bracket(self) << " cell --roster " << bracket(file) << " --row "
-                  << bracket(row.id) << (record.empty() ? "" : " --record " + bracket(record)) << ")\n"
+        // --isolate: each cell under the same supervisor as `run` (time and memory limits, and
+        // nothing it started outlives it), so ctest never waits on a process a forward left behind.
+        std::cout << "add_test(" << bracket(name) << " " << bracket(self) << " cell --isolate --roster " << bracket(file)
+                  << " --row " << bracket(row.id) << (record.empty() ? "" : " --record " + bracket(record)) << ")\n"
                   << "set_tests_properties(" << bracket(name) << " PROPERTIES LABELS "
                   << bracket(std::string("conformance;") + to_string(row.family)) << " SKIP_RETURN_CODE " << kExitSkipped
-                  << " TIMEOUT 600 WORKING_DIRECTORY " << bracket(TL_SOURCE_DIR) << ")\n";
+                  << " TIMEOUT 660 WORKING_DIRECTORY " << bracket(TL_SOURCE_DIR) << ")\n";
       }
     }
     if (!record.empty()) {

@@ -1,6 +1,7 @@
 // tlconform run: the selected cells, each in its own process; one line per cell, a summary, and a
 // scorecard file (default build/scorecard.json).
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
 
 #include "backends/registry.h"
@@ -11,12 +12,20 @@
 
 namespace tl::cli {
 
-void print_cell_line(const CellRun& run) {
+void print_cell_line(const CellRun& run, std::size_t done, std::size_t total) {
   const CellResult& result = run.result;
+  if (total != 0) std::cout << "[" << done << "/" << total << "] ";
   std::cout << to_string(result.state) << "\t" << result.id << "\t" << result.roster.str();
   if (result.ops) std::cout << "\t" << *result.ops << " ops";
-  std::cout << "\t" << run.seconds << " s";
-  if (result.state != CellState::Passed) std::cout << "\n    " << result.message.substr(0, 2000);
+  std::cout << "\t" << std::fixed << std::setprecision(1) << run.seconds << " s" << std::defaultfloat;
+  if (result.state != CellState::Passed && result.state != CellState::Skipped) {
+    std::cout << "\n    " << result.message.substr(0, 2000);
+    // The cell's own output, its last part: where a forward's prints and tracebacks end up.
+    const std::string& output = result.output;
+    if (!output.empty()) std::cout << "\n" << (output.size() > 4000 ? "[...]" + output.substr(output.size() - 4000) : output);
+  } else if (result.state == CellState::Skipped) {
+    std::cout << "\t(" << result.message << ")";
+  }
   std::cout << std::endl;
 }
 
@@ -43,10 +52,10 @@ int run_command(const Args& args) {
   const std::vector<Roster> rosters = load_rosters(args);
   const std::string out =
       writable_output("out", args.value("out", (std::filesystem::path(TL_SOURCE_DIR) / "build" / "scorecard.json").string()));
-  const auto runs = run_cells(rosters, args.all("row"), std::stoi(args.value("jobs", "2")),
-                              std::chrono::seconds(std::stoi(args.value("timeout", "600"))), [&](const CellRun& run) {
-                                if (!args.has("json")) print_cell_line(run);
-                              });
+  const RunSettings settings = run_settings(args);
+  const auto runs = run_cells(rosters, args.all("row"), settings, [&](const CellRun& run, std::size_t done, std::size_t total) {
+    if (!args.has("json")) print_cell_line(run, done, total);
+  });
   const nlohmann::json card =
       make_scorecard(backends::spec("tinygrad"), scorecard_facts(rosters, runs, args.value("leg", "pinned")), results_of(runs));
   write_file_atomically(out, card.dump(2) + "\n");

@@ -1,20 +1,22 @@
 // tlconform scorecard: the whole suite as a scorecard. --write replaces the committed scorecard
-// (the pinned leg only); --check compares with it and fails on regressions, printing every drift
-// as `before -> after`. --from DIR reads cell results recorded by `tlconform cell --record DIR`
+// (the pinned leg only); --check compares with it (or with --baseline FILE) and fails on
+// regressions, printing every drift as `before -> after`. --from DIR reads cell results recorded by `tlconform cell --record DIR`
 // (as the CTest cells do) instead of running the cells again.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "backends/registry.h"
 #include "cli/cell_runner.h"
 #include "cli/commands.h"
 #include "cli/scorecard_facts.h"
 #include "harness/atomic_file.h"
+#include "harness/json_file.h"
 
 namespace tl::cli {
 
-void print_cell_line(const CellRun& run);
+void print_cell_line(const CellRun& run, std::size_t done, std::size_t total);
 void print_summary(const nlohmann::json& card);
 std::vector<CellResult> results_of(const std::vector<CellRun>& runs);
 
@@ -30,13 +32,17 @@ std::vector<CellRun> recorded_runs(const std::vector<Roster>& rosters, const std
       run.result.roster = row.where;
       run.result.state = CellState::HarnessError;
       run.result.message = "no recorded result in " + directory + " (run the cells first: ctest -L conformance)";
-      std::ifstream in(std::filesystem::path(directory) / (row.id + ".json"));
-      if (in) {
-        try {
-          run.result = CellResult::from_json(nlohmann::json::parse(in));
-        } catch (const std::exception& error) {
+      const std::string path = (std::filesystem::path(directory) / (row.id + ".json")).string();
+      try {
+        // A regular file within the byte and depth budgets; it must record this row's cell.
+        const CellResult recorded = CellResult::from_json(read_json_file(path));
+        if (recorded.id != row.id) throw std::runtime_error(path + ": records cell '" + recorded.id + "', not " + row.id);
+        run.result = recorded;
+      } catch (const InputFileError& error) {
+        if (error.kind() != InputFileError::Kind::Missing)
           run.result.message = std::string("unreadable recorded result: ") + error.what();
-        }
+      } catch (const std::exception& error) {
+        run.result.message = "unreadable recorded result " + path + ": " + error.what();
       }
       runs.push_back(run);
     }
@@ -52,13 +58,23 @@ int scorecard_command(const Args& args) {
   const std::string leg = args.value("leg", "pinned");
   const std::string out = writable_output(
       "out", args.value("out", (std::filesystem::path(TL_SOURCE_DIR) / "build" / ("scorecard-" + leg + ".json")).string()));
+  // The card to check against is read, and checked whole, before any cell runs: a corrupt baseline
+  // is its own error (exit 3), and --write cannot change what --check compares with.
+  const std::string baseline_path = args.value("baseline", committed_scorecard_path());
+  std::optional<nlohmann::json> baseline;
+  if (args.has("check")) {
+    try {
+      baseline = read_scorecard(baseline_path);
+    } catch (const ScorecardError& error) {
+      if (error.missing()) throw UsageError("no scorecard at " + baseline_path + " to check against");
+      throw;
+    }
+  }
   const std::vector<CellRun> runs =
       args.values.contains("from")
           ? recorded_runs(rosters, args.required("from"))
-          : run_cells(rosters, {}, std::stoi(args.value("jobs", "2")),
-                      std::chrono::seconds(std::stoi(args.value("timeout", "600"))), [](const CellRun& run) {
-                        if (run.result.state != CellState::Passed) print_cell_line(run);
-                      });
+          : run_cells(rosters, {}, run_settings(args),
+                      [](const CellRun& run, std::size_t done, std::size_t total) { print_cell_line(run, done, total); });
   const RunFacts facts = scorecard_facts(rosters, runs, leg);
   const nlohmann::json card = make_scorecard(spec, facts, results_of(runs));
   write_file_atomically(out, card.dump(2) + "\n");
@@ -74,28 +90,32 @@ int scorecard_command(const Args& args) {
       throw UsageError("--write is for the pinned leg on tinygrad " + spec.pinned_version + " (this is leg " + leg + " on " +
                        facts.framework_version_seen + ")");
     }
-    // The pinned leg runs every row: a skipped cell in the committed card would be a hole.
+    // The pinned leg runs every row and records a suite that passes: a skipped cell would be a hole
+    // in the committed card, and a failed one would turn a regression into the new baseline.
     for (const CellRun& run : runs) {
       if (run.result.state == CellState::Skipped) {
         throw UsageError("--write needs every cell run, and " + run.result.id + " was skipped (" + run.result.message +
                          "); the committed scorecard is left as it was");
       }
     }
+    for (const CellRun& run : runs) {
+      if (run.result.state != CellState::Passed) {
+        throw UsageError("--write needs every cell passed, and " + run.result.id + " is " + to_string(run.result.state) +
+                         "; the committed scorecard is left as it was");
+      }
+    }
     write_file_atomically(committed_scorecard_path(), card.dump(2) + "\n");
     std::cout << "committed scorecard updated: " << committed_scorecard_path() << "\n";
   }
-  if (args.has("check")) {
-    std::ifstream in(committed_scorecard_path());
-    if (!in) throw UsageError("no committed scorecard at " + committed_scorecard_path() + " to check against");
-    const std::vector<Drift> drift = scorecard_drift(nlohmann::json::parse(in), card);
+  if (baseline) {
+    const std::vector<Drift> drift = scorecard_drift(*baseline, card);
     int regressions = 0;
     for (const Drift& d : drift) {
       std::cout << (d.regression ? "REGRESSION " : "drift      ") << d.what << " " << d.id << ": " << d.before << " -> "
                 << d.after << "\n";
       regressions += d.regression ? 1 : 0;
     }
-    std::cout << "check against " << committed_scorecard_path() << ": " << drift.size() << " drift(s), " << regressions
-              << " regression(s)\n";
+    std::cout << "check against " << baseline_path << ": " << drift.size() << " drift(s), " << regressions << " regression(s)\n";
     if (regressions != 0) status = kExitFailed;
   }
   return status;

@@ -5,6 +5,7 @@
 #include "backends/registry.h"
 #include "backends/tinygrad/row_fixture.h"
 #include "cli/commands.h"
+#include "harness/tlspec.h"
 #include "harness/trace_json.h"
 #include "harness/trace_options.h"
 
@@ -26,7 +27,16 @@ void print_ops(const Trace& trace) {
 int trace_command(const Args& args) {
   const std::vector<Roster> rosters = load_rosters(args);
   const RosterRow& row = find_row(rosters, args.required("row"));
-  if (args.values.contains("save")) writable_output("save", args.required("save"));
+  if (args.values.contains("save")) {
+    // Before anything runs: the parent must take files, and the target must be new or a bundle.
+    const std::string bundle = bundle_path(args.required("save")).string();
+    try {
+      check_bundle_target(bundle);
+    } catch (const TlspecError& error) {
+      throw UsageError(std::string("cannot save to --save: ") + error.what());
+    }
+    writable_parent("save", bundle);
+  }
   const tinygrad::RowFixture fixture = tinygrad::build_row(row);
   const Trace trace = tl::trace(fixture.forward, fixture.inputs, trace_options_from(row.options));
   if (args.values.contains("save")) {

@@ -14,6 +14,7 @@ namespace tl::cli {
 constexpr int kExitPassed = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
+constexpr int kExitBadInput = 3;  // a file the command must read is corrupt (a committed scorecard, ...)
 constexpr int kExitSkipped = 77;
 
 // The roster files named by --roster, or every *.yaml under rosters/tinygrad.

@@ -5,7 +5,9 @@
 
 #include "cli/commands.h"
 #include "harness/errors.h"
+#include "harness/json_file.h"
 #include "harness/refusal.h"
+#include "harness/scorecard.h"
 #include "harness/tlspec.h"
 
 namespace {
@@ -19,15 +21,21 @@ commands:
   validate --row ID [--roster FILE ...] [--json]
                                               replay-validate one row; print every decision
   inspect DIR [--json]                        print a saved .tlspec bundle (no Python started)
-  cell --row ID [--roster FILE ...] [--json] [--record DIR]
-                                              run one row's cell in this process (--record
-                                              also writes DIR/ID.json for scorecard --from)
-  run [--roster FILE ...] [--row ID ...] [--out FILE] [--timeout SECONDS] [--jobs N] [--json]
-                                              run cells, each in its own process; print a
-                                              summary; write a scorecard (default build/scorecard.json)
-  scorecard --backend tinygrad [--write] [--check] [--leg NAME] [--from DIR] [--out FILE] [--jobs N]
+  cell --row ID [--roster FILE ...] [--json] [--record DIR] [--isolate [--timeout S] [--memory SIZE]]
+                                              run one row's cell in this process, or with --isolate
+                                              in a supervised child (--record also writes DIR/ID.json
+                                              for scorecard --from)
+  run [--roster FILE ...] [--row ID ...] [--out FILE] [--timeout SECONDS] [--memory SIZE] [--jobs N] [--json]
+                                              run cells, each in its own supervised process (time
+                                              limit, default 600 s; memory limit for its processes,
+                                              e.g. 8G, default a share of the available memory);
+                                              print progress and a summary; write a scorecard
+                                              (default build/scorecard.json)
+  scorecard --backend tinygrad [--write] [--check [--baseline FILE]] [--leg NAME] [--from DIR] [--out FILE]
+            [--jobs N] [--timeout SECONDS] [--memory SIZE]
                                               every cell as a scorecard; --write updates the committed
-                                              one (pinned leg), --check reports drift, fails on regressions
+                                              one (pinned leg), --check reports drift against it (or
+                                              FILE), fails on regressions
   doctor [--json] [--scorecard FILE]          environment and backend health rows
   spec [--backend NAME] [--json | --field F]  the backend's requirement table (no Python started)
   capabilities [--scorecard FILE] [--json | --markdown]
@@ -51,9 +59,13 @@ int main(int argc, char** argv) {
       {"trace", {trace_command, {"roster", "row", "save"}, {"json", "no-payloads"}, ""}},
       {"validate", {validate_command, {"roster", "row"}, {"json"}, ""}},
       {"inspect", {inspect_command, {"bundle"}, {"json"}, "bundle"}},
-      {"cell", {cell_command, {"roster", "row", "record"}, {"json"}, ""}},
-      {"run", {run_command, {"roster", "row", "out", "timeout", "jobs", "leg"}, {"json"}, ""}},
-      {"scorecard", {scorecard_command, {"backend", "roster", "out", "timeout", "jobs", "leg", "from"}, {"write", "check"}, ""}},
+      {"cell", {cell_command, {"roster", "row", "record", "result-fd", "timeout", "memory"}, {"json", "isolate"}, ""}},
+      {"run", {run_command, {"roster", "row", "out", "timeout", "jobs", "leg", "memory"}, {"json"}, ""}},
+      {"scorecard",
+       {scorecard_command,
+        {"backend", "roster", "out", "timeout", "jobs", "leg", "from", "memory", "baseline"},
+        {"write", "check"},
+        ""}},
       {"doctor", {doctor_command, {"scorecard"}, {"json"}, ""}},
       {"spec", {spec_command, {"backend", "field"}, {"json"}, ""}},
       {"capabilities", {capabilities_command, {"scorecard"}, {"json", "markdown"}, ""}},
@@ -68,11 +80,17 @@ int main(int argc, char** argv) {
     const Args args = parse_args(argc, argv, found->second.valued, found->second.switches, found->second.positional);
     return found->second.run(args);
   } catch (const UsageError& error) {
-    std::cerr << "tlconform: " << error.what() << "\n" << kUsage;
+    std::cerr << "tlconform: " << error.what() << "\n(tlconform help lists the commands and their options)\n";
     return kExitUsage;
   } catch (const tl::TlspecError& error) {
     std::cerr << "tlconform: bad .tlspec bundle: " << error.what() << "\n";
     return kExitUsage;
+  } catch (const tl::ScorecardError& error) {
+    std::cerr << "tlconform: bad scorecard: " << error.what() << "\n";
+    return kExitBadInput;
+  } catch (const tl::InputFileError& error) {
+    std::cerr << "tlconform: unreadable input: " << error.what() << "\n";
+    return kExitBadInput;
   } catch (const tl::BackendUnsupportedError& error) {
     std::cerr << "tlconform: refused (" << error.code_name() << "): " << error.what() << "\n";
     return kExitFailed;

@@ -13,12 +13,10 @@ std::vector<Roster> load_rosters(const Args& args) {
     }
     std::sort(files.begin(), files.end());
   }
-  std::vector<Roster> rosters;
   for (const std::string& file : files) {
     if (!std::filesystem::exists(file)) throw UsageError("no roster file " + file);
-    rosters.push_back(load_roster(file));
   }
-  return rosters;
+  return tl::load_rosters(files);  // ids unique across every file
 }
 
 const RosterRow& find_row(const std::vector<Roster>& rosters, const std::string& id) {

@@ -1,5 +1,7 @@
-// libFuzzer target: the .tlspec reader must turn any payloads file into a trace or a TlspecError.
-// The input is split at the first NUL: manifest.json before it, payloads.safetensors after it.
+// libFuzzer target: the .tlspec reader must turn any bundle into a trace or a TlspecError. Only
+// TlspecError is caught: any other exception (an nlohmann type_error, a length_error, ...) escapes
+// and is a finding, as is a crash, a sanitizer report or a hang. The input is split at the first
+// NUL: manifest.json before it, payloads.safetensors after it.
 #include <unistd.h>
 
 #include <cstdint>

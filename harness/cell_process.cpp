@@ -1,102 +1,153 @@
 #include "harness/cell_process.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
+#include "harness/json_file.h"
+
 #include <unistd.h>
 
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace tl {
+namespace {
 
-ChildOutcome run_child(const std::vector<std::string>& argv, std::chrono::seconds limit) {
-  int out_pipe[2];
-  int err_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0)
-    throw std::runtime_error("pipe: " + std::string(std::strerror(errno)));
-  std::vector<char*> args;
-  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-  args.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("fork: " + std::string(std::strerror(errno)));
-  if (pid == 0) {
-    setpgid(0, 0);  // its own group, so a time-out kills what it started too
-    dup2(out_pipe[1], STDOUT_FILENO);
-    dup2(err_pipe[1], STDERR_FILENO);
-    execv(args[0], args.data());
-    _exit(127);
+// What a cell's stdout and stderr keep each (head and tail), shown with a failure.
+constexpr std::size_t kCellOutputBudget = 64 << 10;
+
+std::string trimmed(std::string text, std::size_t limit = 300) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
+  return text.size() > limit ? text.substr(0, limit) + "..." : text;
+}
+
+// One line saying why a process ended without a result: tlconform's own error line when there is
+// one, else the last line it wrote (a Python traceback ends with the error).
+std::string cause_line(const ChildOutcome& outcome) {
+  std::istringstream lines(outcome.stderr_text);
+  std::string line;
+  std::string last;
+  while (std::getline(lines, line)) {
+    if (line.starts_with("tlconform: ")) return trimmed(line);
+    if (!trimmed(line).empty()) last = line;
   }
-  close(out_pipe[1]);
-  close(err_pipe[1]);
-  ChildOutcome outcome;
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-  int open_pipes = 2;
-  char buffer[65536];
-  while (open_pipes > 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-    if (left <= 0) {
-      outcome.timed_out = true;
-      kill(-pid, SIGKILL);
+  if (last.empty()) {
+    std::istringstream out(outcome.stdout_text);
+    while (std::getline(out, line)) {
+      if (!trimmed(line).empty()) last = line;
+    }
+  }
+  return trimmed(last);
+}
+
+std::string captured_output(const ChildOutcome& outcome) {
+  std::string text;
+  if (!trimmed(outcome.stdout_text).empty()) text += "--- cell stdout ---\n" + trimmed(outcome.stdout_text, SIZE_MAX) + "\n";
+  if (!trimmed(outcome.stderr_text).empty()) text += "--- cell stderr ---\n" + trimmed(outcome.stderr_text, SIZE_MAX) + "\n";
+  return text;
+}
+
+}  // namespace
+
+std::uint64_t default_cell_memory(int jobs) {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  std::uint64_t kib = 0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit) {
+    if (key == "MemAvailable:") return kib * 1024 / 10 * 8 / static_cast<std::uint64_t>(std::max(1, jobs));
+  }
+  return 0;  // unknown: no limit rather than a guessed one
+}
+
+ChildSpec cell_child_spec(std::vector<std::string> argv, const CellLimits& limits) {
+  ChildSpec spec;
+  spec.argv = std::move(argv);
+  spec.time_limit = limits.time;
+  spec.memory_limit = limits.memory;
+  spec.result_channel = true;
+  spec.output_budget = kCellOutputBudget;
+  return spec;
+}
+
+CellResult cell_result_from_child(const ChildOutcome& outcome, CellResult identity, const CellLimits& limits) {
+  // The channel: phase lines, then one result line. A line cut short or garbled ends the reading.
+  std::string phase;
+  std::optional<CellResult> reported;
+  std::string unreadable;
+  std::istringstream lines(outcome.result_text);
+  for (std::string line; std::getline(lines, line);) {
+    try {
+      const nlohmann::json entry = parse_json(line, "the cell's result channel");
+      if (entry.contains("phase")) {
+        phase = entry.at("phase").get<std::string>();
+      } else {
+        reported = CellResult::from_json(entry.at("result"));
+      }
+    } catch (const std::exception& error) {
+      unreadable = error.what();
       break;
     }
-    if (poll(fds, 2, static_cast<int>(std::min<long long>(left, 1000))) < 0 && errno != EINTR) break;
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
-      const ssize_t got = read(fds[i].fd, buffer, sizeof buffer);
-      if (got > 0) {
-        (i == 0 ? outcome.stdout_text : outcome.stderr_text).append(buffer, static_cast<std::size_t>(got));
-      } else {
-        close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_pipes;
-      }
-    }
   }
-  for (const pollfd& fd : fds) {
-    if (fd.fd >= 0) close(fd.fd);
+  const std::string during = phase.empty() ? "before it reached its first phase" : "during phase " + phase;
+  const std::string output = captured_output(outcome);
+  CellResult& cell = identity;
+  cell.output = output;
+  if (outcome.memory_exceeded) {
+    cell.state = CellState::Failed;
+    cell.message = "memory limit: the cell's processes held " + human_bytes(outcome.peak_resident) + ", over the limit of " +
+                   human_bytes(limits.memory) + " per cell (--memory), " + during;
+  } else if (outcome.timed_out) {
+    cell.state = CellState::TimedOut;
+    cell.message =
+        "timed out: still running after the " + std::to_string(limits.time.count()) + " s limit (--timeout), " + during;
+  } else if (outcome.signal != 0) {
+    cell.state = CellState::Crashed;
+    cell.message = "crashed: the cell process died of signal " + std::to_string(outcome.signal) + " (" +
+                   strsignal(outcome.signal) + ") " + during;
+  } else if (outcome.exit_code != 0 && outcome.stderr_text.find("Sanitizer") != std::string::npos) {
+    // Under ASan/UBSan a crash is caught by the sanitizer, which reports and exits instead of dying
+    // of the signal: that is a crash all the same.
+    cell.state = CellState::Crashed;
+    cell.message =
+        "crashed: a sanitizer stopped the cell process (exit code " + std::to_string(outcome.exit_code) + ") " + during;
+  } else if (!reported) {
+    cell.state = CellState::HarnessError;
+    cell.message = "the cell process exited with code " + std::to_string(outcome.exit_code) + " without reporting a result " +
+                   during + (unreadable.empty() ? "" : " (its result line is unreadable: " + trimmed(unreadable) + ")");
+    const std::string cause = cause_line(outcome);
+    if (!cause.empty()) cell.message += ": " + cause;
+  } else if (reported->id != identity.id) {
+    cell.state = CellState::HarnessError;
+    cell.message = "the cell process reported a result for '" + trimmed(reported->id, 120) + "', not '" + identity.id + "'";
+  } else if ((reported->state == CellState::Passed) != (outcome.exit_code == 0)) {
+    cell.state = CellState::HarnessError;
+    cell.message = std::string("the cell process reported ") + to_string(reported->state) + " but exited with code " +
+                   std::to_string(outcome.exit_code);
+  } else {
+    cell = *reported;
+    cell.output = cell.state == CellState::Passed ? "" : output;
+    return cell;
   }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);
-  return outcome;
+  if (outcome.leftovers_killed != 0) {
+    cell.message +=
+        "; " + std::to_string(outcome.leftovers_killed) + " process(es) it started were still running and were killed";
+  }
+  return cell;
 }
 
-CellResult cell_result_from_child(const ChildOutcome& outcome, CellResult identity) {
-  auto tail = [](const std::string& text) { return text.size() > 2000 ? "..." + text.substr(text.size() - 2000) : text; };
-  if (outcome.timed_out) {
-    identity.state = CellState::TimedOut;
-    identity.message = "the cell did not finish within its time limit";
-    return identity;
-  }
-  if (outcome.signal != 0) {
-    identity.state = CellState::Crashed;
-    identity.message = "the cell process died of signal " + std::to_string(outcome.signal) + " (" + strsignal(outcome.signal) +
-                       ")\n" + tail(outcome.stderr_text);
-    return identity;
-  }
-  // Under ASan/UBSan a crash is caught by the sanitizer, which reports and exits instead of dying
-  // of the signal: that is a crash all the same.
-  if (outcome.exit_code != 0 && outcome.stderr_text.find("Sanitizer") != std::string::npos) {
-    identity.state = CellState::Crashed;
-    identity.message = "the cell process was stopped by a sanitizer (exit code " + std::to_string(outcome.exit_code) + ")\n" +
-                       tail(outcome.stderr_text);
-    return identity;
-  }
-  const auto last_line_start =
-      outcome.stdout_text.find_last_of('\n', outcome.stdout_text.size() >= 2 ? outcome.stdout_text.size() - 2 : 0);
-  const std::string last_line = outcome.stdout_text.substr(last_line_start == std::string::npos ? 0 : last_line_start + 1);
-  try {
-    return CellResult::from_json(nlohmann::json::parse(last_line));
-  } catch (const std::exception& error) {
-    identity.state = CellState::HarnessError;
-    identity.message = "the cell process exited with code " + std::to_string(outcome.exit_code) + " without a readable result (" +
-                       error.what() + ")\n" + tail(outcome.stderr_text);
-    return identity;
+void ResultChannel::line(const std::string& text) const {
+  const std::string data = text + "\n";
+  std::size_t written = 0;
+  while (written < data.size()) {
+    const ssize_t n = ::write(fd_, data.data() + written, data.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw std::runtime_error(std::string("cannot write the cell's result: ") + std::strerror(errno));
+    written += static_cast<std::size_t>(n);
   }
 }
+
+void ResultChannel::phase(const std::string& name) const { line(nlohmann::json{{"phase", name}}.dump()); }
+
+void ResultChannel::result(const CellResult& result) const { line(nlohmann::json{{"result", result.to_json()}}.dump()); }
 
 }  // namespace tl

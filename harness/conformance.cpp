@@ -57,13 +57,37 @@ Check check_outputs_equal_eager(const Trace& trace, const EagerRun& eager) {
   return {"outputs_equal_eager", true, std::to_string(eager.outputs.size()) + " output(s) equal one eager forward"};
 }
 
+// One output against the roster's values, nullopt when equal within `atol`. For a float output the
+// values are rounded to its dtype first; an integer or bool output is widened to float64 instead, so
+// that an expected 1.7 is not truncated to the output's 1.
+std::optional<std::string> output_mismatch(const TensorSpec& spec, const Payload& actual, double atol) {
+  static const DType wide = *dtype_from_name("float64");
+  const bool as_float = actual.dtype.is_float();
+  const Payload expected = Payload::from_doubles(as_float ? actual.dtype : wide, spec.shape, spec.values);
+  const Comparison comparison = compare(
+      expected, as_float ? actual : Payload::from_doubles(wide, actual.shape, actual.to_doubles()), Tolerance{0, atol, 0.0});
+  if (comparison.equal) return std::nullopt;
+  return spec.where.str() + ": " + comparison.message + " (output dtype " + actual.dtype.name + ")";
+}
+
+// `expect.output` checks the first output; `expect.outputs` checks every output and their count.
 Check check_expected_output(const RosterRow& row, const Trace& trace) {
-  const TensorSpec& spec = *row.expect.output;
-  const Payload& actual = *trace.ops[trace.outputs.at(0)].out;
-  const Payload expected = Payload::from_doubles(actual.dtype, spec.shape, spec.values);
-  const Comparison comparison = compare(expected, actual, Tolerance{0, row.expect.output_atol, 0.0});
-  return {"expected_output", comparison.equal,
-          comparison.equal ? "first output equals the roster's values" : spec.where.str() + ": " + comparison.message};
+  const Expectations& expect = row.expect;
+  if (trace.outputs.empty()) return {"expected_output", false, "the trace has no output op"};
+  if (expect.output) {
+    const auto mismatch = output_mismatch(*expect.output, *trace.ops[trace.outputs[0]].out, expect.output_atol);
+    return {"expected_output", !mismatch, mismatch ? "output 0: " + *mismatch : "first output equals the roster's values"};
+  }
+  if (expect.outputs.size() != trace.outputs.size()) {
+    return {"expected_output", false,
+            expect.where.str() + ": expect.outputs lists " + std::to_string(expect.outputs.size()) +
+                " output(s), the forward returned " + std::to_string(trace.outputs.size())};
+  }
+  for (std::size_t i = 0; i < expect.outputs.size(); ++i) {
+    const auto mismatch = output_mismatch(expect.outputs[i], *trace.ops[trace.outputs[i]].out, expect.output_atol);
+    if (mismatch) return {"expected_output", false, "output " + std::to_string(i) + ": " + *mismatch};
+  }
+  return {"expected_output", true, "every output (" + std::to_string(expect.outputs.size()) + ") equals the roster's values"};
 }
 
 Check check_constant_kinds(const RosterRow& row, const Trace& trace) {
@@ -81,13 +105,18 @@ Check check_constant_kinds(const RosterRow& row, const Trace& trace) {
   return {"constant_kinds", ok, "constants " + detail + (ok ? "" : " at " + row.expect.where.str())};
 }
 
-Check check_replay_validation(const Trace& trace, const EagerRun& eager) {
+// Passes when the validation state is exactly the row's `expect.validation` (default passed): a row
+// that expects unverified fails both when validation passes and when it fails.
+Check check_replay_validation(const RosterRow& row, const Trace& trace, const EagerRun& eager) {
   const ValidationStatus status = trace.validate(eager.outputs);
   std::size_t exempt = 0;
   for (const Decision& decision : status.decisions) exempt += decision.decision == "exempt" ? 1 : 0;
-  return {"replay_validation", status.passed(),
-          std::string(to_string(status.state)) + ": " + std::to_string(status.replayed) + " ops replayed, " +
-              std::to_string(exempt) + " exempt perturbation(s)" + (status.message.empty() ? "" : "; " + status.message)};
+  const std::string state = to_string(status.state);
+  const bool expected = state == row.expect.validation;
+  return {"replay_validation", expected,
+          state + ": " + std::to_string(status.replayed) + " ops replayed, " + std::to_string(exempt) +
+              " exempt perturbation(s)" + (status.message.empty() ? "" : "; " + status.message) +
+              (expected ? "" : " (the row expects " + row.expect.validation + ", " + row.expect.where.str() + ")")};
 }
 
 bool has_float_output(const Trace& trace) {
@@ -151,6 +180,7 @@ nlohmann::json CellResult::to_json() const {
   if (!message.empty()) json["message"] = message;
   if (!refusal_code.empty()) json["refusal_code"] = refusal_code;
   if (ops) json["ops"] = *ops;
+  if (!output.empty()) json["output"] = output;
   if (!checks.empty()) {
     json["checks"] = nlohmann::json::array();
     for (const Check& check : checks)
@@ -172,6 +202,7 @@ CellResult CellResult::from_json(const nlohmann::json& json) {
   result.message = json.value("message", "");
   result.refusal_code = json.value("refusal_code", "");
   if (json.contains("ops")) result.ops = json["ops"].get<std::size_t>();
+  result.output = json.value("output", "");
   for (const auto& check : json.value("checks", nlohmann::json::array())) {
     result.checks.push_back({check.at("name"), check.at("passed"), check.value("detail", "")});
   }
@@ -222,11 +253,13 @@ CellResult run_cell(BackendProtocol& backend, const RosterRow& row) {
 CellResult run_capability_cell(BackendProtocol& backend, const RosterRow& row) {
   CellResult result = started(row);
   try {
+    enter_phase("capture");
     RowCapture capture = backend.capture_row(row);
     Trace& trace = capture.trace;
     result.ops = trace.size();
     std::vector<Payload> outputs;
     for (const Op* op : trace.output_ops()) outputs.push_back(*op->out);
+    enter_phase(row.capability);
     if (row.capability == "has_validation_replay") {
       const ValidationStatus status = backend.validate(trace, outputs);
       result.checks.push_back({"validation_passes", status.passed(),
@@ -264,6 +297,7 @@ CellResult run_capability_cell(BackendProtocol& backend, const RosterRow& row) {
 CellResult run_refusal_cell(BackendProtocol& backend, const RosterRow& row) {
   CellResult result = started(row);
   try {
+    enter_phase("refusal_request");
     const RefusalAttempt attempt = backend.refuse_row(row);
     const bool right_code = attempt.refused && attempt.code == row.expect.refusal;
     result.checks.push_back({"refusal_code", right_code,
@@ -294,23 +328,31 @@ CellResult run_row_cell(BackendProtocol& backend, const RosterRow& row) {
   result.family = to_string(row.family);
   result.roster = row.where;
   try {
+    enter_phase("capture");
     const RowCapture capture = backend.capture_row(row);
     const Trace& trace = capture.trace;
     result.ops = trace.size();
     result.checks.push_back({"capture", true, std::to_string(trace.size()) + " ops recorded"});
     result.checks.push_back(check_structure(trace));
     result.checks.push_back(check_one_evaluation(capture));
+    enter_phase("eager");
     const EagerRun eager = backend.eager_row(row);
+    enter_phase("checks");
     result.checks.push_back(check_outputs_equal_eager(trace, eager));
     result.checks.push_back({"rng_state_equal_eager", capture.rng_state == eager.rng_state,
                              capture.rng_state == eager.rng_state
                                  ? "RNG state after the capture equals one eager forward"
                                  : "after capture: " + capture.rng_state + "; after eager: " + eager.rng_state});
-    if (row.expect.output) result.checks.push_back(check_expected_output(row, trace));
+    if (row.expect.output || !row.expect.outputs.empty()) result.checks.push_back(check_expected_output(row, trace));
     if (row.expect.constant_kinds) result.checks.push_back(check_constant_kinds(row, trace));
-    result.checks.push_back(check_replay_validation(trace, eager));
+    enter_phase("replay_validation");
+    result.checks.push_back(check_replay_validation(row, trace, eager));
     Trace with_grads = capture.trace;
-    if (has_float_output(trace)) result.checks.push_back(check_derived_grads(with_grads));
+    if (has_float_output(trace)) {
+      enter_phase("derived_grads");
+      result.checks.push_back(check_derived_grads(with_grads));
+    }
+    enter_phase("tlspec_round_trip");
     result.checks.push_back(check_tlspec_round_trip(with_grads, row.id));
   } catch (const BackendUnsupportedError& error) {
     result.checks.push_back({"capture", false, error.what()});

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,10 +34,16 @@ struct CellResult {
   std::string refusal_code;  // for state Refused
   std::vector<Check> checks;
   std::optional<std::size_t> ops;  // ops recorded, for rows that captured
+  std::string output;              // the cell process's own stdout/stderr (bounded), kept when not passed
 
   nlohmann::json to_json() const;
   static CellResult from_json(const nlohmann::json& json);
 };
+
+// Where a cell is ("build", "capture", "replay_validation", ...): each cell announces its phases
+// here, so a supervisor can say where a cell that hangs or dies was. The listener is optional.
+void set_phase_listener(std::function<void(const std::string& phase)> listener);
+void enter_phase(const std::string& phase);
 
 // Runs every check that applies to a row: capture, structure, one evaluation, outputs and RNG
 // state equal to one eager forward, expected output values, constant kinds.

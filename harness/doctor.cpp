@@ -4,9 +4,10 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
+#include <map>
 
 #include "harness/python_runtime.h"
+#include "harness/scorecard.h"
 #include "harness/version_range.h"
 
 namespace tl {
@@ -14,31 +15,39 @@ namespace {
 
 DoctorRow scorecard_row(const BackendSpec& spec, const std::string& path, const std::string& installed) {
   DoctorRow row{"backend_scorecard:" + spec.name, "ok", "", ""};
-  std::ifstream in(path);
-  if (!in)
-    return {row.name, "missing", "no scorecard at " + path,
-            "the pinned leg writes it: tlconform scorecard --backend " + spec.name + " --write"};
   nlohmann::json card;
   try {
-    card = nlohmann::json::parse(in);
-  } catch (const std::exception& error) {
-    return {row.name, "failed", path + " is not JSON", "rewrite it with tlconform scorecard --write"};
+    card = read_scorecard(path);  // a regular file, within budgets, of the shape make_scorecard writes
+  } catch (const ScorecardError& error) {
+    if (error.missing())
+      return {row.name, "missing", "no scorecard at " + path,
+              "the pinned leg writes it: tlconform scorecard --backend " + spec.name + " --write"};
+    return {row.name, "failed", error.what(), "rewrite it with tlconform scorecard --backend " + spec.name + " --write"};
   }
-  const nlohmann::json provenance = card.value("provenance", nlohmann::json::object());
+  const nlohmann::json& provenance = card["provenance"];
+  // Counted from the cells (checked above), not from the summary, which is only their tally.
+  struct Counts {
+    int passed = 0;
+    int skipped = 0;
+    int total = 0;
+  };
+  std::map<std::string, Counts> by_family;
+  for (const auto& cell : card["cells"]) {
+    Counts& counts = by_family[cell["family"].get<std::string>()];
+    const std::string state = cell["state"].get<std::string>();
+    counts.passed += state == "passed" ? 1 : 0;
+    counts.skipped += state == "skipped" ? 1 : 0;
+    ++counts.total;
+  }
   std::string families;
   bool all_passed = true;
-  const nlohmann::json by_family = card["summary"].value("by_family", nlohmann::json::object());
-  for (const auto& [family, counts] : by_family.items()) {
-    const int passed = counts.value("passed", 0);
-    const int total = counts.value("total", 0);
-    const int skipped = counts.value("skipped", 0);
-    all_passed = all_passed && passed + skipped == total;
-    families += (families.empty() ? "" : ", ") + family + " " + std::to_string(passed) + "/" + std::to_string(total) +
-                (skipped != 0 ? " (" + std::to_string(skipped) + " skipped)" : "");
+  for (const auto& [family, counts] : by_family) {
+    all_passed = all_passed && counts.passed + counts.skipped == counts.total;
+    families += (families.empty() ? "" : ", ") + family + " " + std::to_string(counts.passed) + "/" +
+                std::to_string(counts.total) + (counts.skipped != 0 ? " (" + std::to_string(counts.skipped) + " skipped)" : "");
   }
   std::map<std::string, int> capability_states;
-  const nlohmann::json capability_rows = card.value("capabilities", nlohmann::json::array());
-  for (const auto& capability : capability_rows) ++capability_states[capability.value("state", "?")];
+  for (const auto& capability : card["capabilities"]) ++capability_states[capability["state"].get<std::string>()];
   std::string capabilities;
   for (const auto& [state, count] : capability_states)
     capabilities += (capabilities.empty() ? "" : ", ") + std::to_string(count) + " " + state;
@@ -99,7 +108,12 @@ std::vector<DoctorRow> doctor_rows(const BackendSpec& spec, const std::string& s
   rows.push_back({"dep:yaml-cpp", "ok", TL_DEP_YAML_CPP, ""});
   rows.push_back({"dep:googletest", "ok", TL_DEP_GTEST, ""});
   rows.push_back({"dep:benchmark", "ok", TL_DEP_BENCHMARK, ""});
-  rows.push_back(scorecard_row(spec, scorecard_path, installed));
+  try {
+    rows.push_back(scorecard_row(spec, scorecard_path, installed));
+  } catch (const std::exception& error) {  // whatever else goes wrong with the card, the rows above still print
+    rows.push_back({"backend_scorecard:" + spec.name, "failed", scorecard_path + ": " + error.what(),
+                    "rewrite it with tlconform scorecard --backend " + spec.name + " --write"});
+  }
   return rows;
 }
 

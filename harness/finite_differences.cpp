@@ -7,14 +7,68 @@
 namespace tl {
 namespace {
 
-constexpr double kStep = 1e-2;
+// The step and the tolerance follow the narrowest float dtype downstream of the perturbed op (its
+// own included): every value the perturbation reaches is rounded to that dtype, whose machine
+// epsilon is eps = 2^-fraction_bits. A central difference with step h has a truncation error
+// ~ h^2 |f'''| / 6 and a rounding error ~ eps |f| / h; their sum is smallest near h ~ cbrt(eps),
+// where both are of order eps^(2/3) (relative, for a function of unit scale). So:
+//   step      h = max(1e-2, cbrt(eps), ulp(x)): float64 and float32 1e-2 (cbrt(2^-23) = 4.9e-3 is
+//             under the floor, which keeps the step the float32 rows were tuned with), float16
+//             0.099, bfloat16 0.198. Absolute, not scaled by |x|: the truncation error follows the
+//             function's curvature, not |x|, and x's own rounding costs nothing since the quotient
+//             divides by the stored difference; at least one ulp of x in the narrowest dtype, so
+//             that x+ and x- are distinct values there;
+//   relative  max(3e-2, 3 eps^(2/3)): float64/float32/float16 3% (float16's 3 * 2^(-20/3) = 2.95%),
+//             bfloat16 11.8%: a gradient 1.5x too large or of the wrong sign is still caught;
+//   absolute  2e-3, plus the rounding of the outputs the loss sums, eps * sum|outputs| / (x+ - x-),
+//             for elements whose gradient is small next to the outputs (negligible for float32).
+// x + h and x - h are rounded to the narrowest dtype's grid, then stored in the op's dtype, and the
+// quotient divides by the difference of the values as stored, not by 2h.
+constexpr double kMinStep = 1e-2;
+constexpr double kMinRelative = 3e-2;
+constexpr double kRelativePerEps = 3.0;  // times eps^(2/3)
+constexpr double kAbsolute = 2e-3;
 constexpr std::int64_t kElementsPerOp = 3;
 constexpr std::size_t kIntermediateOps = 3;
 
 struct Sample {
   std::size_t op;
   std::int64_t element;
+  double below;  // x - h and x + h as stored
+  double above;
+  double eps;  // of the narrowest float dtype downstream
 };
+
+int fraction_bits(const DType& dtype) {
+  if (dtype.name == "bfloat16") return 7;
+  if (dtype.name == "float16") return 10;
+  if (dtype.name == "float32") return 23;
+  return 52;
+}
+
+// The float dtype with the fewest fraction bits among `start` and every op that reads it, directly
+// or not.
+DType narrowest_downstream(const Trace& trace, const std::vector<std::vector<std::size_t>>& children, std::size_t start) {
+  DType narrowest = trace.ops[start].dtype;
+  std::vector<bool> seen(trace.ops.size(), false);
+  std::vector<std::size_t> stack{start};
+  seen[start] = true;
+  while (!stack.empty()) {
+    const Op& op = trace.ops[stack.back()];
+    stack.pop_back();
+    if (op.dtype.is_float() && fraction_bits(op.dtype) < fraction_bits(narrowest)) narrowest = op.dtype;
+    for (std::size_t child : children[op.index]) {
+      if (!seen[child]) {
+        seen[child] = true;
+        stack.push_back(child);
+      }
+    }
+  }
+  return narrowest;
+}
+
+// `value` as it is stored after rounding to `dtype`.
+double stored(const DType& dtype, double value) { return Payload::from_doubles(dtype, {1}, {value}).element(0); }
 
 }  // namespace
 
@@ -26,10 +80,29 @@ GradientCheck check_grads_against_finite_differences(const Trace& trace, const G
   }
   std::size_t intermediates = 0;
   for (auto it = trace.ops.rbegin(); it != trace.ops.rend() && intermediates < kIntermediateOps; ++it) {
-    if (it->kind == OpKind::Compute && it->dtype.is_float() && it->dtype.itemsize >= 4) {
+    if (it->kind == OpKind::Compute && it->dtype.is_float()) {
       ops.push_back(it->index);
       ++intermediates;
     }
+  }
+  if (ops.empty()) {
+    // No float input or compute op (a forward that returns a closure tensor): its closures, then.
+    // Only then, since a bias perturbed as a whole moves every element it reaches across a kink.
+    for (const Op& op : trace.ops) {
+      if (op.kind == OpKind::Constant && op.constant_kind == "closure" && op.dtype.is_float()) ops.push_back(op.index);
+    }
+  }
+  std::vector<std::vector<std::size_t>> children(trace.ops.size());
+  for (const Op& op : trace.ops) {
+    for (const ParentRef& parent : op.parents) {
+      if (parent.op < children.size()) children[parent.op].push_back(op.index);
+    }
+  }
+  // The scale of the loss's own rounding: the default loss sums every float output.
+  double output_magnitude = 0.0;
+  for (const Op* output : trace.output_ops()) {
+    if (!output->dtype.is_float()) continue;
+    for (double v : output->out->to_doubles()) output_magnitude += std::isfinite(v) ? std::fabs(v) : 0.0;
   }
   std::vector<Sample> samples;
   std::vector<std::map<std::size_t, Payload>> replacements;
@@ -39,15 +112,23 @@ GradientCheck check_grads_against_finite_differences(const Trace& trace, const G
       check.detail = "op " + op.label + " has no derived gradient";
       return check;
     }
+    const DType narrowest = narrowest_downstream(trace, children, index);
+    const double eps = std::ldexp(1.0, -fraction_bits(narrowest));
     const std::int64_t numel = op.out->numel();
     for (std::int64_t k = 0; k < std::min(numel, kElementsPerOp); ++k) {
       const std::int64_t element = (k * 7919) % numel;  // spread the samples over the tensor
-      for (double sign : {1.0, -1.0}) {
+      const double x = op.out->element(element);
+      const double ulp = x == 0.0 || !std::isfinite(x) ? 0.0 : std::ldexp(eps, std::ilogb(x));
+      const double step = std::max({kMinStep, std::cbrt(eps), ulp});
+      Sample sample{index, element, stored(op.dtype, stored(narrowest, x - step)), stored(op.dtype, stored(narrowest, x + step)),
+                    eps};
+      if (!std::isfinite(sample.below) || !std::isfinite(sample.above) || !(sample.above > sample.below)) continue;
+      for (double value : {sample.above, sample.below}) {
         std::vector<double> values = op.out->to_doubles();
-        values[static_cast<std::size_t>(element)] += sign * kStep;
+        values[static_cast<std::size_t>(element)] = value;
         replacements.push_back({{index, Payload::from_doubles(op.dtype, op.shape, values)}});
       }
-      samples.push_back({index, element});
+      samples.push_back(sample);
     }
   }
   if (samples.empty()) {
@@ -59,15 +140,19 @@ GradientCheck check_grads_against_finite_differences(const Trace& trace, const G
   std::string worst_text;
   check.passed = true;
   for (std::size_t s = 0; s < samples.size(); ++s) {
-    const Op& op = trace.ops[samples[s].op];
-    const double numeric = (losses[2 * s] - losses[2 * s + 1]) / (2 * kStep);
-    const double derived = op.grad->element(samples[s].element);
+    const Sample& sample = samples[s];
+    const Op& op = trace.ops[sample.op];
+    const double spread = sample.above - sample.below;
+    const double numeric = (losses[2 * s] - losses[2 * s + 1]) / spread;
+    const double derived = op.grad->element(sample.element);
     const double error = std::fabs(numeric - derived);
-    // float32 losses and a finite step: a few percent relative, with an absolute floor near zero.
-    const double allowed = 3e-2 * std::max(std::fabs(numeric), std::fabs(derived)) + 2e-3;
+    const double relative = std::max(kMinRelative, kRelativePerEps * std::cbrt(sample.eps * sample.eps));
+    const double allowed =
+        relative * std::max(std::fabs(numeric), std::fabs(derived)) + kAbsolute + sample.eps * output_magnitude / spread;
     std::ostringstream text;
-    text << op.label << "[" << samples[s].element << "]: derived " << derived << ", finite difference " << numeric;
-    if (error > allowed) {
+    text << op.label << "[" << sample.element << "]: derived " << derived << ", finite difference " << numeric;
+    if (!(error <= allowed)) {  // a NaN on either side fails too
+      text << " (allowed " << allowed << ")";
       check.passed = false;
       check.detail = text.str();
       return check;

@@ -14,8 +14,10 @@ struct GradientCheck {
   std::string detail;        // the worst element, or why nothing could be compared
 };
 
-// Compares op.grad with (L(x + h) - L(x - h)) / 2h at a few elements of every float input and of
-// the last few float ops before the outputs. The trace must carry derived grads.
+// Compares op.grad with (L(x+) - L(x-)) / (x+ - x-), x+ and x- being x + h and x - h as stored, at
+// a few elements of every float input and of the last few float ops before the outputs. The step
+// h and the tolerance follow the narrowest float dtype downstream of the op (see the .cpp). The
+// trace must carry derived grads.
 GradientCheck check_grads_against_finite_differences(const Trace& trace, const GradOptions& options);
 
 }  // namespace tl

@@ -1,7 +1,6 @@
 #include "harness/movement.h"
 
 #include <cstring>
-#include <numeric>
 #include <stdexcept>
 
 namespace tl {
@@ -81,8 +80,7 @@ std::vector<AxisRead> axis_reads(const Payload& in, const Movement& m, std::vect
 Payload apply_movement(const Payload& in, const Movement& movement) {
   Payload out{in.dtype, {}, {}};
   if (movement.kind == Movement::Kind::Reshape) {
-    const std::int64_t numel =
-        std::accumulate(movement.shape.begin(), movement.shape.end(), std::int64_t{1}, std::multiplies<>());
+    const std::int64_t numel = Payload{in.dtype, movement.shape, {}}.numel();  // checked against overflow
     if (numel != in.numel()) misfit(in, "reshape to " + shape_string(movement.shape) + " changes the element count");
     out.shape = movement.shape;
     out.bytes = in.bytes;

@@ -1,8 +1,10 @@
 #include "harness/payload.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -26,25 +28,46 @@ double half_to_double(std::uint16_t bits) {
   const int exponent = (bits >> 10) & 0x1f;
   const int mantissa = bits & 0x3ff;
   if (exponent == 0) return sign * std::ldexp(mantissa, -24);
-  if (exponent == 31) return mantissa != 0 ? NAN : sign * INFINITY;
+  if (exponent == 31)
+    return mantissa != 0 ? std::numeric_limits<double>::quiet_NaN() : sign * std::numeric_limits<double>::infinity();
   return sign * std::ldexp(mantissa + 1024, exponent - 25);
 }
 
-std::uint16_t double_to_half(double value) {
-  // Round-to-nearest through float32; enough for building test payloads.
-  const auto bits = std::bit_cast<std::uint32_t>(static_cast<float>(value));
-  const std::uint32_t sign = (bits >> 16) & 0x8000;
-  const int exponent = static_cast<int>((bits >> 23) & 0xff) - 127 + 15;
-  std::uint32_t mantissa = bits & 0x7fffff;
-  if (std::isnan(value)) return 0x7e00;
-  if (exponent >= 31) return static_cast<std::uint16_t>(sign | 0x7c00);
-  if (exponent <= 0) {
-    if (exponent < -10) return static_cast<std::uint16_t>(sign);
-    mantissa |= 0x800000;
-    return static_cast<std::uint16_t>(sign | (mantissa >> (14 - exponent)));
-  }
-  return static_cast<std::uint16_t>(sign | (exponent << 10) | (mantissa >> 13));
+// `value` rounded once, to nearest with ties to even, into a 16-bit binary float with
+// `mantissa_bits` stored fraction bits and `exponent_bits` exponent bits (float16: 10 and 5,
+// bfloat16: 7 and 8), straight from the double's bits: no double rounding through float32.
+// Gradual underflow to subnormals, overflow to infinity, NaN kept a (quiet) NaN with its sign.
+std::uint16_t round_to_binary16(double value, int mantissa_bits, int exponent_bits) {
+  const auto bits = std::bit_cast<std::uint64_t>(value);
+  const auto sign = static_cast<std::uint16_t>((bits >> 48) & 0x8000);
+  const std::uint16_t infinity = static_cast<std::uint16_t>(((1u << exponent_bits) - 1) << mantissa_bits);
+  if (std::isnan(value)) return static_cast<std::uint16_t>(sign | infinity | (1u << (mantissa_bits - 1)));
+  const int double_exponent = static_cast<int>((bits >> 52) & 0x7ff);
+  // Double subnormals (below 2^-1022) are far under half the smallest subnormal of either format.
+  if (double_exponent == 0) return sign;
+  if (double_exponent == 0x7ff) return static_cast<std::uint16_t>(sign | infinity);
+  const int bias = (1 << (exponent_bits - 1)) - 1;
+  const int exponent = double_exponent - 1023;  // |value| = significand * 2^(exponent - 52)
+  if (exponent > bias + 1) return static_cast<std::uint16_t>(sign | infinity);
+  const std::uint64_t significand = (bits & ((std::uint64_t{1} << 52) - 1)) | (std::uint64_t{1} << 52);
+  // Keep the bits above the target's spacing at this magnitude (fixed below the smallest normal).
+  const int kept_exponent = std::max(exponent, 1 - bias);
+  const int shift = 52 - mantissa_bits + (kept_exponent - exponent);
+  if (shift > 53) return sign;  // under a quarter of the smallest subnormal
+  std::uint64_t rounded = significand >> shift;
+  const std::uint64_t remainder = significand & ((std::uint64_t{1} << shift) - 1);
+  const std::uint64_t half = std::uint64_t{1} << (shift - 1);
+  if (remainder > half || (remainder == half && (rounded & 1) != 0)) ++rounded;
+  // A normal's significand carries its hidden bit into the exponent field; a subnormal's is the
+  // field (and a carry out of it is the smallest normal): one addition encodes both.
+  const std::uint64_t encoded = (static_cast<std::uint64_t>(kept_exponent + bias - 1) << mantissa_bits) + rounded;
+  if (encoded >= infinity) return static_cast<std::uint16_t>(sign | infinity);
+  return static_cast<std::uint16_t>(sign | encoded);
 }
+
+std::uint16_t double_to_half(double value) { return round_to_binary16(value, 10, 5); }
+
+std::uint16_t double_to_bfloat16(double value) { return round_to_binary16(value, 7, 8); }
 
 int mantissa_bits(const DType& dtype) {
   if (dtype.name == "float16") return 10;
@@ -63,8 +86,17 @@ double ulp(const DType& dtype, double value) {
 }  // namespace
 
 std::int64_t Payload::numel() const {
+  // Checked: a shape read from a file can multiply past 2^63 (and wrap to a small count).
   std::int64_t count = 1;
-  for (std::int64_t dim : shape) count *= dim;
+  bool empty = false;
+  bool overflow = false;
+  for (std::int64_t dim : shape) {
+    if (dim < 0) throw std::length_error("payload shape " + shape_string(shape) + " has a negative size");
+    empty = empty || dim == 0;
+    overflow = overflow || __builtin_mul_overflow(count, dim, &count);
+  }
+  if (empty) return 0;
+  if (overflow) throw std::length_error("payload shape " + shape_string(shape) + " has more than 2^63 elements");
   return count;
 }
 
@@ -125,7 +157,7 @@ Payload Payload::from_doubles(const DType& dtype, std::vector<std::int64_t> shap
     else if (n == "float16")
       store(at, double_to_half(v));
     else if (n == "bfloat16")
-      store(at, static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(static_cast<float>(v)) >> 16));
+      store(at, double_to_bfloat16(v));
     else if (n == "float32")
       store(at, static_cast<float>(v));
     else

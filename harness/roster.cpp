@@ -1,20 +1,69 @@
 #include "harness/roster.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <regex>
 #include <set>
 
 #include "harness/dtype.h"
 #include "harness/refusal.h"
+#include "harness/trace_options.h"
 
 namespace tl {
 namespace {
 
 // Largest tensor a row may build: DEV=PYTHON interprets kernels, so rows stay tiny.
 constexpr std::int64_t kMaxElements = 1 << 16;
+// Most dimensions a tensor may have (nested lists or `shape`); numpy itself stops at 64.
+constexpr int kMaxDims = 32;
+// Layer arguments (`args`, `kwargs`): at most this many values, nested at most this deep.
+constexpr std::size_t kMaxArgumentValues = 4096;
+constexpr int kMaxArgumentDepth = 16;
+// Values and entries one roster file may expand to. YAML aliases share nodes, so a few lines of
+// anchors referencing anchors (billion laughs) stand for billions of values: every walk counts an
+// aliased node again each time it reaches it, and stops here.
+constexpr std::size_t kMaxFileValues = std::size_t{1} << 21;
+const std::string kAliasNote = " (an anchor counts again at every alias to it)";
+
+std::string format_number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", value);
+  return text;
+}
+
+// What is wrong with `value` as an element of a `dtype` tensor, or nullopt. Integer values must be
+// whole and within the dtype's range (and exact as the doubles rosters hold: within 2^53 - 1); bool
+// values are 0, 1, true or false. Float values are taken as written.
+std::optional<std::string> element_problem(const DType& dtype, double value) {
+  if (dtype.kind == DTypeKind::Bool) {
+    if (value != 0.0 && value != 1.0) return "bool values are 0, 1, true or false";
+    return std::nullopt;
+  }
+  if (dtype.kind == DTypeKind::Float) return std::nullopt;
+  if (!std::isfinite(value) || std::trunc(value) != value)
+    return dtype.name + " values must be whole numbers (a roster does not truncate them)";
+  const int bits = static_cast<int>(dtype.itemsize) * 8;
+  const bool is_signed = dtype.kind == DTypeKind::SignedInt;
+  double max = std::ldexp(1.0, is_signed ? bits - 1 : bits) - 1.0;
+  double min = is_signed ? -max - 1.0 : 0.0;
+  if (bits == 64) {  // a double holds integers exactly only up to 2^53 - 1
+    max = std::ldexp(1.0, 53) - 1.0;
+    min = is_signed ? -max : 0.0;
+  }
+  if (value < min || value > max) {
+    char range[96];
+    std::snprintf(range, sizeof range, "[%.0f, %.0f]", min, max);  // whole numbers below 2^64
+    return dtype.name + " values must lie in " + range;
+  }
+  return std::nullopt;
+}
 
 class Reader {
  public:
@@ -23,12 +72,25 @@ class Reader {
   SourceLocation at(const YAML::Node& node) const { return {file_, node.Mark().line + 1}; }
   [[noreturn]] void fail(const YAML::Node& node, const std::string& message) const { throw RosterError(at(node), message); }
 
+  // Counts `count` values or entries against the file's budget. The error cites the last key read:
+  // an aliased node carries its anchor's line, a key the line where the reader is.
+  void spend(const YAML::Node& where, std::size_t count = 1) const {
+    spent_ += count;
+    if (spent_ > kMaxFileValues) {
+      throw RosterError(last_key_line_ > 0 ? SourceLocation{file_, last_key_line_} : at(where),
+                        "the roster expands to more than " + std::to_string(kMaxFileValues) + " values and entries" + kAliasNote +
+                            "; rows stay tiny");
+    }
+  }
+
   // Visits a mapping's keys, rejecting duplicates and keys outside `allowed`.
   void for_each_key(const YAML::Node& map, const std::string& what, const std::set<std::string>& allowed,
                     const std::function<void(const std::string&, const YAML::Node&)>& visit) const {
     if (!map.IsMap()) fail(map, what + " must be a mapping");
     std::set<std::string> seen;
     for (const auto& entry : map) {
+      spend(map);
+      last_key_line_ = at(entry.first).line;
       const std::string key = scalar(entry.first, "a key in " + what);  // `? [a]: b` makes a list a key
       if (!seen.insert(key).second) fail(entry.first, "duplicate key '" + key + "' in " + what);
       if (!allowed.empty() && !allowed.contains(key)) {
@@ -67,20 +129,32 @@ class Reader {
     return static_cast<std::int64_t>(value);
   }
 
-  // A nested list of numbers: appends its values and returns its shape.
-  std::vector<std::int64_t> nested_values(const YAML::Node& node, std::vector<double>& values, const std::string& what) const {
+  // One element of a `dtype` tensor, checked against the dtype (see element_problem).
+  void check_element(const YAML::Node& node, const DType& dtype, double value, const std::string& what) const {
+    if (const auto problem = element_problem(dtype, value)) fail(node, what + ": " + *problem + ", not " + node.Scalar());
+  }
+
+  // A nested list of numbers: appends its values (checked against `dtype`) and returns its shape.
+  // `top` is the whole list, which size and depth errors cite.
+  std::vector<std::int64_t> nested_values(const YAML::Node& node, std::vector<double>& values, const std::string& what,
+                                          const DType& dtype, const YAML::Node& top, int depth = 0) const {
+    spend(top);
     if (node.IsScalar()) {
-      values.push_back(number(node, what));
+      const double value = number(node, what);
+      check_element(node, dtype, value, what);
+      values.push_back(value);
       return {};
     }
     if (!node.IsSequence() || node.size() == 0) fail(node, what + " must be a number or a non-empty nested list");
+    if (depth >= kMaxDims) fail(top, what + " has more than " + std::to_string(kMaxDims) + " dimensions" + kAliasNote);
     std::optional<std::vector<std::int64_t>> inner;
     for (const auto& item : node) {
-      auto shape = nested_values(item, values, what);
+      auto shape = nested_values(item, values, what, dtype, top, depth + 1);
       if (inner && *inner != shape) fail(item, what + " is ragged: every row must have the same shape");
       inner = std::move(shape);
       if (static_cast<std::int64_t>(values.size()) > kMaxElements) {
-        fail(node, what + " has more than " + std::to_string(kMaxElements) + " elements (rows stay tiny on DEV=PYTHON)");
+        fail(top,
+             what + " has more than " + std::to_string(kMaxElements) + " elements (rows stay tiny on DEV=PYTHON)" + kAliasNote);
       }
     }
     std::vector<std::int64_t> shape{static_cast<std::int64_t>(node.size())};
@@ -92,51 +166,66 @@ class Reader {
     TensorSpec spec;
     spec.name = name;
     spec.where = at(node);
+    const int use_line = last_key_line_;  // the key naming this tensor; `node` may be an alias's anchor
+    DType dtype = *dtype_from_name(spec.dtype);
     if (node.IsSequence() || node.IsScalar()) {  // shorthand: the values alone
-      spec.shape = nested_values(node, spec.values, what);
+      spec.shape = nested_values(node, spec.values, what, dtype, node);
       return spec;
     }
+    // Keys come in any order; the dtype is read first so that values are checked against it.
+    std::optional<YAML::Node> values;
+    std::optional<YAML::Node> shape;
     std::optional<YAML::Node> arange;
-    bool has_values = false;
-    bool has_shape = false;
     for_each_key(node, what, {"values", "dtype", "source", "shape", "arange"},
                  [&](const std::string& key, const YAML::Node& value) {
                    if (key == "values") {
-                     spec.shape = nested_values(value, spec.values, what + ".values");
-                     has_values = true;
+                     values.emplace(value);
                    } else if (key == "dtype") {
                      spec.dtype = scalar(value, what + ".dtype");
-                     if (!dtype_from_name(spec.dtype))
-                       fail(value, "unknown dtype '" + spec.dtype + "' (use numpy names: float32, int32, bool, ...)");
+                     const auto named = dtype_from_name(spec.dtype);
+                     if (!named) fail(value, "unknown dtype '" + spec.dtype + "' (use numpy names: float32, int32, bool, ...)");
+                     dtype = *named;
                    } else if (key == "source") {
                      spec.source = scalar(value, what + ".source");
                      if (spec.source != "list" && spec.source != "ndarray" && spec.source != "python") {
                        fail(value, what + ".source must be 'list', 'ndarray' or 'python'");
                      }
                    } else if (key == "shape") {
-                     if (!value.IsSequence()) fail(value, what + ".shape must be a list of sizes");
-                     spec.shape.clear();
-                     for (const auto& dim : value) spec.shape.push_back(integer(dim, what + ".shape", 1, kMaxElements));
-                     has_shape = true;
+                     shape.emplace(value);
                    } else {
-                     arange = value;
+                     arange.emplace(value);  // emplace: assigning a YAML::Node would write through it
                    }
                  });
-    if (has_values == (has_shape && arange.has_value())) {
-      fail(node, what + " needs either 'values' or both 'shape' and 'arange'");
+    last_key_line_ = use_line;  // budget errors below cite where the tensor is used, not its anchor
+    if (values.has_value() == (shape.has_value() || arange.has_value()) || shape.has_value() != arange.has_value()) {
+      fail(node, what + " needs either 'values' or 'shape' with 'arange', not both");
     }
-    if (arange) {
-      double start = 0.0;
-      double step = 1.0;
-      for_each_key(*arange, what + ".arange", {"start", "step"}, [&](const std::string& key, const YAML::Node& value) {
-        (key == "start" ? start : step) = number(value, what + ".arange." + key);
-      });
-      std::int64_t count = 1;
-      for (std::int64_t dim : spec.shape) {
-        count *= dim;
-        if (count > kMaxElements) fail(node, what + " has more than " + std::to_string(kMaxElements) + " elements");
+    if (values) {
+      spec.shape = nested_values(*values, spec.values, what + ".values", dtype, *values);
+      return spec;
+    }
+    if (!shape->IsSequence()) fail(*shape, what + ".shape must be a list of sizes");
+    if (shape->size() > static_cast<std::size_t>(kMaxDims))
+      fail(*shape, what + ".shape has more than " + std::to_string(kMaxDims) + " dimensions");
+    std::int64_t count = 1;
+    for (const auto& dim : *shape) {
+      spend(*shape);
+      spec.shape.push_back(integer(dim, what + ".shape", 1, kMaxElements));
+      count *= spec.shape.back();
+      if (count > kMaxElements) fail(node, what + " has more than " + std::to_string(kMaxElements) + " elements");
+    }
+    spend(node, static_cast<std::size_t>(count));
+    double start = 0.0;
+    double step = 1.0;
+    for_each_key(*arange, what + ".arange", {"start", "step"}, [&](const std::string& key, const YAML::Node& value) {
+      (key == "start" ? start : step) = number(value, what + ".arange." + key);
+    });
+    for (std::int64_t i = 0; i < count; ++i) {
+      const double value = start + step * static_cast<double>(i);
+      if (const auto problem = element_problem(dtype, value)) {
+        fail(*arange, what + ".arange: element " + std::to_string(i) + " is " + format_number(value) + ", but " + *problem);
       }
-      for (std::int64_t i = 0; i < count; ++i) spec.values.push_back(start + step * static_cast<double>(i));
+      spec.values.push_back(value);
     }
     return spec;
   }
@@ -155,16 +244,26 @@ class Reader {
     if (!std::regex_match(name, identifier)) fail(node, "'" + name + "' in " + what + " is not a Python identifier");
   }
 
-  nlohmann::json to_json(const YAML::Node& node) const {
+  // Layer arguments as JSON. Aliases would expand here (billion laughs), so the walk counts every
+  // value it reaches against kMaxArgumentValues and stops kMaxArgumentDepth levels down; errors
+  // cite `top`, the `args:` or `kwargs:` value.
+  nlohmann::json to_json(const YAML::Node& node, const YAML::Node& top, const std::string& what, std::size_t& used,
+                         int depth = 0) const {
+    spend(top);
+    if (++used > kMaxArgumentValues)
+      fail(top, what + " holds more than " + std::to_string(kMaxArgumentValues) + " values" + kAliasNote);
+    if (depth > kMaxArgumentDepth)
+      fail(top, what + " is nested more than " + std::to_string(kMaxArgumentDepth) + " levels deep" + kAliasNote);
     if (node.IsSequence()) {
       auto array = nlohmann::json::array();
-      for (const auto& item : node) array.push_back(to_json(item));
+      for (const auto& item : node) array.push_back(to_json(item, top, what, used, depth + 1));
       return array;
     }
     if (node.IsMap()) {
       auto object = nlohmann::json::object();
-      for_each_key(node, "layer arguments", {},
-                   [&](const std::string& key, const YAML::Node& value) { object[key] = to_json(value); });
+      for_each_key(node, what, {}, [&](const std::string& key, const YAML::Node& value) {
+        object[key] = to_json(value, top, what, used, depth + 1);
+      });
       return object;
     }
     const std::string text = scalar(node, "a layer argument");
@@ -196,10 +295,12 @@ class Reader {
             fail(item, "layer type '" + spec.type + "' is not a tinygrad.nn layer this harness builds");
         } else if (key == "args") {
           if (!item.IsSequence()) fail(item, "layers." + name + ".args must be a list");
-          spec.args = to_json(item);
+          std::size_t used = 0;
+          spec.args = to_json(item, item, "layers." + name + ".args", used);
         } else {
           if (!item.IsMap()) fail(item, "layers." + name + ".kwargs must be a mapping");
-          spec.kwargs = to_json(item);
+          std::size_t used = 0;
+          spec.kwargs = to_json(item, item, "layers." + name + ".kwargs", used);
         }
       });
       if (spec.type.empty()) fail(value, "layers." + name + " needs a 'type'");
@@ -208,29 +309,49 @@ class Reader {
     return specs;
   }
 
-  Expectations expectations(const YAML::Node& node) const {
+  // `capture_key` is set to the first expectation only a capturing row takes (not refusal or capability rows).
+  Expectations expectations(const YAML::Node& node, std::optional<YAML::Node>& capture_key) const {
     Expectations expect;
     expect.where = at(node);
-    for_each_key(node, "expect", {"output", "output_atol", "constant_kinds", "refusal"},
-                 [&](const std::string& key, const YAML::Node& value) {
-                   if (key == "refusal") {
-                     expect.refusal = scalar(value, "expect.refusal");
-                     if (!refusal_code_from_name(expect.refusal))
-                       fail(value, "'" + expect.refusal + "' is not a code of the refusal registry");
-                   } else if (key == "output") {
-                     expect.output = tensor("output", value, "expect.output");
-                   } else if (key == "output_atol") {
-                     expect.output_atol = number(value, "expect.output_atol");
-                     if (expect.output_atol < 0) fail(value, "expect.output_atol must not be negative");
-                   } else {
-                     std::map<std::string, int> counts;
-                     for_each_key(value, "expect.constant_kinds", {"closure", "literal"},
-                                  [&](const std::string& kind, const YAML::Node& count) {
-                                    counts[kind] = static_cast<int>(integer(count, "expect.constant_kinds." + kind, 0, 1 << 20));
-                                  });
-                     expect.constant_kinds = counts;
-                   }
-                 });
+    for_each_key(
+        node, "expect", {"output", "outputs", "output_atol", "validation", "constant_kinds", "refusal"},
+        [&](const std::string& key, const YAML::Node& value) {
+          if (key != "refusal" && key != "output_atol" && !capture_key) capture_key.emplace(value);
+          if ((key == "output" && !expect.outputs.empty()) || (key == "outputs" && expect.output)) {
+            fail(value, "expect takes 'output' (the first output) or 'outputs' (every output), not both");
+          }
+          if (key == "refusal") {
+            expect.refusal = scalar(value, "expect.refusal");
+            if (!refusal_code_from_name(expect.refusal))
+              fail(value, "'" + expect.refusal + "' is not a code of the refusal registry");
+          } else if (key == "output") {
+            expect.output = tensor("output", value, "expect.output");
+          } else if (key == "outputs") {
+            if (!value.IsSequence() || value.size() == 0)
+              fail(value, "expect.outputs must be a list with one entry per output, e.g. [{values: [1.0]}, {values: 2.0}]");
+            for (const auto& entry : value) {
+              const std::string what = "expect.outputs[" + std::to_string(expect.outputs.size()) + "]";
+              if (!entry.IsMap()) {
+                fail(entry, what + " must be a mapping such as {values: [...]}: a bare list would read like nested values");
+              }
+              expect.outputs.push_back(tensor("output" + std::to_string(expect.outputs.size()), entry, what));
+            }
+          } else if (key == "validation") {
+            expect.validation = scalar(value, "expect.validation");
+            if (expect.validation != "passed" && expect.validation != "unverified")
+              fail(value, "expect.validation must be passed (the default) or unverified, not '" + expect.validation + "'");
+          } else if (key == "output_atol") {
+            expect.output_atol = number(value, "expect.output_atol");
+            if (expect.output_atol < 0) fail(value, "expect.output_atol must not be negative");
+          } else {
+            std::map<std::string, int> counts;
+            for_each_key(value, "expect.constant_kinds", {"closure", "literal"},
+                         [&](const std::string& kind, const YAML::Node& count) {
+                           counts[kind] = static_cast<int>(integer(count, "expect.constant_kinds." + kind, 0, 1 << 20));
+                         });
+            expect.constant_kinds = counts;
+          }
+        });
     return expect;
   }
 
@@ -238,6 +359,7 @@ class Reader {
     RosterRow row;
     row.where = at(node);
     bool has_family = false;
+    std::optional<YAML::Node> capture_key;  // an expectation only capturing rows take
     for_each_key(
         node, "a row",
         {"id", "family", "description", "seed", "inputs", "tensors", "layers", "options", "request", "capability", "setup",
@@ -246,6 +368,10 @@ class Reader {
           if (key == "id") {
             row.id = scalar(value, "id");
             row.where = at(value);
+            if (row.id.size() > kMaxIdLength) {
+              fail(value, "id is " + std::to_string(row.id.size()) + " characters long, more than " +
+                              std::to_string(kMaxIdLength) + " (it names a CTest test and the files a cell writes)");
+            }
             static const std::regex valid_id("[a-z][a-z0-9_]*");
             if (!std::regex_match(row.id, valid_id)) {
               fail(value, "id '" + row.id + "' must be lower_snake_case (it names a CTest test)");
@@ -284,12 +410,14 @@ class Reader {
           } else if (key == "options") {
             for_each_key(value, "options", {}, [&](const std::string& name, const YAML::Node& option) {
               row.options[name] = scalar(option, "options." + name);
+              // Known options are checked here; unknown names load (the backend must refuse them).
+              if (const auto problem = trace_option_problem(name, row.options[name])) fail(option, *problem);
             });
           } else if (key == "forward") {
             row.forward = scalar(value, "forward");
             row.forward_where = at(value);
           } else {
-            row.expect = expectations(value);
+            row.expect = expectations(value, capture_key);
           }
         });
     if (row.id.empty()) fail(node, "a row needs an 'id'");
@@ -302,6 +430,10 @@ class Reader {
     }
     if ((row.family == Family::Refusal) != !row.expect.refusal.empty()) {
       fail(node, "row '" + row.id + "': a refusal row needs 'expect: {refusal: CODE}', and only refusal rows take it");
+    }
+    if ((row.family == Family::Refusal || row.family == Family::Capability) && capture_key) {
+      fail(*capture_key, "row '" + row.id + "': " + to_string(row.family) +
+                             " rows do not check output, outputs, validation or constant_kinds (their cell would ignore it)");
     }
     std::set<std::string> names;
     for (const auto* group : {&row.inputs, &row.tensors}) {
@@ -319,6 +451,8 @@ class Reader {
 
  private:
   std::string file_;
+  mutable std::size_t spent_ = 0;  // values and entries walked so far (see kMaxFileValues)
+  mutable int last_key_line_ = 0;  // line of the last mapping key read
 };
 
 }  // namespace
@@ -364,18 +498,22 @@ Roster load_roster(const std::string& path) {
     document = YAML::LoadFile(path);
   } catch (const YAML::BadFile&) {
     throw RosterError({roster.file, 0}, "cannot read the roster file");
+  } catch (const YAML::DeepRecursion& error) {
+    throw RosterError({roster.file, error.mark.line + 1},
+                      "malformed YAML: nested more than " + std::to_string(error.depth()) + " levels deep");
   } catch (const YAML::Exception& error) {
     throw RosterError({roster.file, error.mark.line + 1}, "malformed YAML: " + error.msg);
   }
   if (!document || document.IsNull())
     throw RosterError({roster.file, 1}, "the roster is empty: write 'rows:' and a list of rows");
-  std::set<std::string> ids;
+  std::map<std::string, SourceLocation> ids;
   try {
     reader.for_each_key(document, "the roster", {"rows"}, [&](const std::string&, const YAML::Node& rows) {
       if (!rows.IsSequence()) reader.fail(rows, "'rows' must be a list of rows");
       for (const auto& node : rows) {
         RosterRow row = reader.row(node);
-        if (!ids.insert(row.id).second) throw RosterError(row.where, "duplicate row id '" + row.id + "'");
+        const auto [first, inserted] = ids.emplace(row.id, row.where);
+        if (!inserted) throw RosterError(row.where, "duplicate row id '" + row.id + "' (first at " + first->second.str() + ")");
         roster.rows.push_back(std::move(row));
       }
     });
@@ -383,6 +521,23 @@ Roster load_roster(const std::string& path) {
     throw RosterError({roster.file, error.mark.line + 1}, "cannot read the roster: " + error.msg);
   }
   return roster;
+}
+
+std::vector<Roster> load_rosters(const std::vector<std::string>& paths) {
+  std::vector<Roster> rosters;
+  std::map<std::string, SourceLocation> ids;  // id -> where it was first written, across every file
+  for (const std::string& path : paths) {
+    Roster roster = load_roster(path);
+    for (const RosterRow& row : roster.rows) {
+      const auto [first, inserted] = ids.emplace(row.id, row.where);
+      if (!inserted) {
+        throw RosterError(row.where, "duplicate row id '" + row.id + "' (first at " + first->second.str() +
+                                         "): ids are unique across every roster file");
+      }
+    }
+    rosters.push_back(std::move(roster));
+  }
+  return rosters;
 }
 
 }  // namespace tl

@@ -1,6 +1,7 @@
 // Roster rows as data: what a row builds, runs and expects. Loading needs no Python.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -59,8 +60,14 @@ struct LayerSpec {
 };
 
 struct Expectations {
-  std::optional<TensorSpec> output;  // the first output's values, compared with output_atol
+  std::optional<TensorSpec> output;  // `output`: the first output's values, compared with output_atol
+  // `outputs`: every output's values, in order (one entry per output; the count must match too).
+  // A row has `output` or `outputs`, never both.
+  std::vector<TensorSpec> outputs;
   double output_atol = 1e-5;
+  // `validation`: the state replay validation must end in, exactly: "passed" (the default) or
+  // "unverified" (e.g. a forward that returns its input: nothing is replayed).
+  std::string validation = "passed";
   // Exact count of each listed constant kind among the ops (kinds not listed are not checked).
   std::optional<std::map<std::string, int>> constant_kinds;
   std::string refusal;  // refusal rows: the registry code the request must be refused with
@@ -96,8 +103,15 @@ struct Roster {
   std::vector<RosterRow> rows;
 };
 
+// Longest row id: it names a CTest test and the files a cell writes.
+constexpr std::size_t kMaxIdLength = 100;
+
 // Loads and checks one roster file; throws RosterError citing file:line.
 Roster load_roster(const std::string& path);
+
+// Loads and checks several roster files as one suite: each file as load_roster does, and ids unique
+// across all of them (a duplicate cites its own file:line and the first one's).
+std::vector<Roster> load_rosters(const std::vector<std::string>& paths);
 
 // The path as rosters and scorecards show it: relative to the source tree when inside it.
 std::string display_path(const std::string& path);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "harness/capabilities.h"
+#include "harness/json_file.h"
 
 namespace tl {
 
@@ -82,7 +83,133 @@ nlohmann::json make_scorecard(const BackendSpec& spec, const RunFacts& facts, co
   return card;
 }
 
+namespace {
+
+// Far above a real card (the committed one is tens of kilobytes).
+constexpr std::uint64_t kMaxScorecardBytes = 64ULL << 20;
+
+[[noreturn]] void bad(const std::string& source, const std::string& what) { throw ScorecardError(source + ": " + what); }
+
+const nlohmann::json& required(const nlohmann::json& object, const char* key, const std::string& source,
+                               const std::string& where) {
+  const auto found = object.find(key);
+  if (found == object.end()) bad(source, where + " has no '" + key + "'");
+  return *found;
+}
+
+std::string required_string(const nlohmann::json& object, const char* key, const std::string& source, const std::string& where) {
+  const nlohmann::json& value = required(object, key, source, where);
+  if (!value.is_string()) bad(source, where + "." + key + " must be a string, not " + json_excerpt(value));
+  return value.get<std::string>();
+}
+
+const nlohmann::json& required_list(const nlohmann::json& card, const char* key, const std::string& source) {
+  const nlohmann::json& value = required(card, key, source, "the card");
+  if (!value.is_array()) bad(source, std::string(key) + " must be a list, not " + json_excerpt(value));
+  return value;
+}
+
+void required_object(const nlohmann::json& card, const char* key, const std::string& source, bool of_strings) {
+  const nlohmann::json& value = required(card, key, source, "the card");
+  if (!value.is_object()) bad(source, std::string(key) + " must be an object, not " + json_excerpt(value));
+  if (!of_strings) return;
+  for (const auto& [name, field] : value.items()) {
+    if (!field.is_string()) bad(source, std::string(key) + "." + name + " must be a string, not " + json_excerpt(field));
+  }
+}
+
+void check_strings(const nlohmann::json& entry, const char* key, const std::string& source, const std::string& where) {
+  const nlohmann::json& value = entry.at(key);
+  if (!value.is_array()) bad(source, where + "." + key + " must be a list, not " + json_excerpt(value));
+  for (const auto& item : value) {
+    if (!item.is_string()) bad(source, where + "." + key + " must hold strings, not " + json_excerpt(item));
+  }
+}
+
+std::string cell_states() {
+  std::string names;
+  for (int i = 0; i <= static_cast<int>(CellState::HarnessError); ++i)
+    names += (names.empty() ? "" : ", ") + std::string(to_string(static_cast<CellState>(i)));
+  return names;
+}
+
+bool capability_state_known(const std::string& state) {
+  for (CapabilityState known : {CapabilityState::Supported, CapabilityState::Unsupported, CapabilityState::Untested}) {
+    if (state == to_string(known)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void check_scorecard(const nlohmann::json& card, const std::string& source) {
+  if (!card.is_object()) bad(source, "must be a JSON object, not " + json_excerpt(card));
+  const nlohmann::json& version = required(card, "schema_version", source, "the card");
+  if (!version.is_number_integer() || version != 1)
+    bad(source, "has schema_version " + json_excerpt(version) + "; this harness reads 1");
+  required_string(card, "backend", source, "the card");
+  required_object(card, "spec", source, true);
+  required_object(card, "provenance", source, true);
+  required_object(card, "summary", source, false);
+  required_object(card, "run", source, false);
+
+  std::map<std::string, std::size_t> cell_at;
+  const nlohmann::json& cells = required_list(card, "cells", source);
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const nlohmann::json& cell = cells[i];
+    std::string where = "cells[" + std::to_string(i) + "]";
+    if (!cell.is_object()) bad(source, where + " must be an object, not " + json_excerpt(cell));
+    const std::string id = required_string(cell, "id", source, where);
+    where += " (cell " + id + ")";
+    if (id.empty()) bad(source, where + " has an empty id");
+    const auto [first, inserted] = cell_at.emplace(id, i);
+    if (!inserted)
+      bad(source,
+          "cell " + id + " appears twice (cells[" + std::to_string(first->second) + "] and cells[" + std::to_string(i) + "])");
+    const std::string state = required_string(cell, "state", source, where);
+    if (!cell_state_from_string(state)) bad(source, "cell " + id + " has state '" + state + "', not one of " + cell_states());
+    required_string(cell, "family", source, where);
+    required_string(cell, "roster", source, where);
+    required(cell, "checks", source, where);
+    check_strings(cell, "checks", source, where);
+    if (cell.contains("failed_checks")) check_strings(cell, "failed_checks", source, where);
+    if (cell.contains("refusal_code") && !cell["refusal_code"].is_string())
+      bad(source, where + ".refusal_code must be a string, not " + json_excerpt(cell["refusal_code"]));
+    if (cell.contains("ops") && !cell["ops"].is_number_unsigned())
+      bad(source, where + ".ops must be a whole number, not " + json_excerpt(cell["ops"]));
+  }
+
+  std::map<std::string, std::size_t> capability_at;
+  const nlohmann::json& capabilities = required_list(card, "capabilities", source);
+  for (std::size_t i = 0; i < capabilities.size(); ++i) {
+    const nlohmann::json& capability = capabilities[i];
+    std::string where = "capabilities[" + std::to_string(i) + "]";
+    if (!capability.is_object()) bad(source, where + " must be an object, not " + json_excerpt(capability));
+    const std::string name = required_string(capability, "name", source, where);
+    const auto [first, inserted] = capability_at.emplace(name, i);
+    if (!inserted)
+      bad(source, "capability '" + name + "' appears twice (capabilities[" + std::to_string(first->second) +
+                      "] and capabilities[" + std::to_string(i) + "])");
+    const std::string state = required_string(capability, "state", source, where + " (capability " + name + ")");
+    if (!capability_state_known(state))
+      bad(source, "capability '" + name + "' has state '" + state + "', not one of supported, unsupported, untested");
+  }
+}
+
+nlohmann::json read_scorecard(const std::string& path) {
+  nlohmann::json card;
+  try {
+    card = read_json_file(path, kMaxScorecardBytes);
+  } catch (const InputFileError& error) {
+    throw ScorecardError(error.what(), error.kind() == InputFileError::Kind::Missing);
+  }
+  check_scorecard(card, path);
+  return card;
+}
+
 std::vector<Drift> scorecard_drift(const nlohmann::json& committed, const nlohmann::json& fresh) {
+  check_scorecard(committed, "the committed scorecard");
+  check_scorecard(fresh, "the fresh scorecard");
   std::vector<Drift> drift;
   auto compare = [&](const char* section, const char* what, const char* key, auto is_regression) {
     std::map<std::string, std::string> before;

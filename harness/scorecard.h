@@ -1,6 +1,7 @@
 // The scorecard: a deterministic JSON account of every cell, with run-dependent facts kept apart.
 #pragma once
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,28 @@ std::string digest_files(const std::vector<std::string>& paths);
 // cells, a summary, and the run-dependent `run` object. Keys are sorted (nlohmann objects are).
 nlohmann::json make_scorecard(const BackendSpec& spec, const RunFacts& facts, const std::vector<CellResult>& cells);
 
+// A scorecard that cannot be used: missing, not a regular file, too large or deep, not JSON, or not
+// the shape make_scorecard writes (an unknown state, a duplicate cell id, ...). The message names the
+// file and, where there is one, the cell or capability.
+class ScorecardError : public std::runtime_error {
+ public:
+  explicit ScorecardError(const std::string& message, bool missing = false) : std::runtime_error(message), missing_(missing) {}
+  bool missing() const { return missing_; }  // the file is not there at all
+
+ private:
+  bool missing_;
+};
+
+// Checks everything a reader relies on: an object with schema_version 1; `cells` a list of objects
+// with string id, family and state, the state one of the closed set, every id once; `capabilities`
+// a list of objects with string name and state (supported, unsupported or untested), every name
+// once; `provenance` and `spec` objects of strings; `summary` and `run` objects. Throws
+// ScorecardError naming `source`.
+void check_scorecard(const nlohmann::json& card, const std::string& source);
+
+// A scorecard file, read within the byte and depth budgets (harness/json_file.h) and checked.
+nlohmann::json read_scorecard(const std::string& path);
+
 // One cell's or capability's change between two scorecards, e.g. "passed -> failed".
 struct Drift {
   std::string what;  // "cell" or "capability"
@@ -41,6 +64,7 @@ struct Drift {
 };
 
 // Drift of cell states and capability states from `committed` to `fresh`, in the fresh card's order.
+// Both cards are checked first (check_scorecard): a malformed one is a ScorecardError, not drift.
 std::vector<Drift> scorecard_drift(const nlohmann::json& committed, const nlohmann::json& fresh);
 
 // Counts by state, overall and per family.

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
@@ -18,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/atomic_file.h"
+#include "harness/json_file.h"
 #include "harness/trace.h"
 
 namespace tl {
@@ -93,50 +95,81 @@ void remove_abandoned_staging(const fs::path& parent, const std::string& prefix)
 
 [[noreturn]] void reject(const fs::path& file, const std::string& what) { throw TlspecError(file.string() + ": " + what); }
 
-template <typename T>
-T field(const json& object, const char* name, const fs::path& file, const std::string& where) {
-  if (!object.is_object() || !object.contains(name)) reject(file, where + " has no '" + name + "'");
-  try {
-    return object.at(name).get<T>();
-  } catch (const json::exception&) {
-    reject(file, where + "." + name + " has the wrong type");
+// Every read below is strict: a wrong JSON type, a fraction, a negative or out-of-range number is a
+// TlspecError naming the field, never an nlohmann exception and never a silent truncation.
+const json& member(const json& object, const char* name, const fs::path& file, const std::string& where) {
+  if (!object.is_object())
+    reject(file, (where.empty() ? "the manifest" : where) + " must be an object, not " + json_excerpt(object));
+  const auto found = object.find(name);
+  if (found == object.end()) reject(file, (where.empty() ? "the manifest" : where) + " has no '" + name + "'");
+  return *found;
+}
+
+std::string text(const json& value, const fs::path& file, const std::string& where) {
+  if (!value.is_string()) reject(file, where + " must be a string, not " + json_excerpt(value));
+  return value.get<std::string>();
+}
+
+bool flag(const json& value, const fs::path& file, const std::string& where) {
+  if (!value.is_boolean()) reject(file, where + " must be true or false, not " + json_excerpt(value));
+  return value.get<bool>();
+}
+
+const json& list(const json& value, const fs::path& file, const std::string& where) {
+  if (!value.is_array()) reject(file, where + " must be a list, not " + json_excerpt(value));
+  return value;
+}
+
+// A whole number from 0 to `max`.
+std::uint64_t whole(const json& value, std::uint64_t max, const fs::path& file, const std::string& where) {
+  std::uint64_t number = 0;
+  if (value.is_number_unsigned()) {
+    number = value.get<std::uint64_t>();
+  } else if (value.is_number_integer() && value.get<std::int64_t>() >= 0) {
+    number = static_cast<std::uint64_t>(value.get<std::int64_t>());
+  } else {
+    const std::string range = max == std::numeric_limits<std::uint64_t>::max() ? "" : " from 0 to " + std::to_string(max);
+    reject(file, where + " must be a whole number" + range + ", not " + json_excerpt(value));
   }
+  if (number > max) reject(file, where + " is " + std::to_string(number) + ", more than " + std::to_string(max));
+  return number;
 }
 
 std::vector<std::int64_t> read_shape(const json& value, const fs::path& file, const std::string& where, std::uint64_t itemsize) {
-  if (!value.is_array()) reject(file, where + " shape must be a list");
+  const json& dims = list(value, file, where);
   std::vector<std::int64_t> shape;
   std::uint64_t elements = 1;
-  for (const json& dim : value) {
-    if (!dim.is_number_integer() || dim.get<std::int64_t>() < 0) reject(file, where + " shape has a bad size");
-    shape.push_back(dim.get<std::int64_t>());
-    elements *= static_cast<std::uint64_t>(shape.back());
-    if (elements * itemsize > kMaxPayloadBytes)
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    const std::uint64_t dim =
+        whole(dims[i], std::numeric_limits<std::int64_t>::max(), file, where + "[" + std::to_string(i) + "]");
+    std::uint64_t bytes = 0;
+    if (__builtin_mul_overflow(elements, dim, &elements) || __builtin_mul_overflow(elements, itemsize, &bytes) ||
+        bytes > kMaxPayloadBytes)
       reject(file, where + " declares more than " + std::to_string(kMaxPayloadBytes) + " bytes");
+    shape.push_back(static_cast<std::int64_t>(dim));
   }
   return shape;
 }
 
+// "0", "17": what follows the dot of out.N and grad.N (no sign, space or leading zero).
+bool is_op_number(const std::string& digits) {
+  return !digits.empty() && digits.size() <= 18 && (digits == "0" || digits[0] != '0') &&
+         std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 // Reads payloads.safetensors into the ops, checking every size and offset against the file.
 void read_payloads(const fs::path& file, Trace& trace) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) reject(file, "cannot be opened");
-  std::error_code error;
-  const std::uint64_t size = fs::file_size(file, error);
-  if (error || size < 8) reject(file, "is shorter than a safetensors header");
+  const RegularFile in(file.string());  // never blocks: a FIFO is refused
+  const std::uint64_t size = in.size();
+  if (size < 8) reject(file, "is shorter than a safetensors header");
   unsigned char prefix[8];
-  in.read(reinterpret_cast<char*>(prefix), 8);
+  in.read_at(0, prefix, 8);
   std::uint64_t header_length = 0;
   for (int i = 0; i < 8; ++i) header_length |= std::uint64_t{prefix[i]} << (8 * i);
   if (header_length > kMaxHeaderBytes || header_length > size - 8) reject(file, "header length runs past the end of the file");
   std::string header_text(header_length, '\0');
-  in.read(header_text.data(), static_cast<std::streamsize>(header_length));
-  json header;
-  try {
-    header = json::parse(header_text);
-  } catch (const json::exception& parse_error) {
-    reject(file, std::string("header is not JSON: ") + parse_error.what());
-  }
+  in.read_at(8, header_text.data(), header_text.size());
+  const json header = parse_json(header_text, file.string() + " header");
   if (!header.is_object()) reject(file, "header is not a JSON object");
   const std::uint64_t data_size = size - 8 - header_length;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> spans;
@@ -144,35 +177,30 @@ void read_payloads(const fs::path& file, Trace& trace) {
     if (name == "__metadata__") continue;
     const auto dot = name.find('.');
     const std::string kind = name.substr(0, dot);
-    std::size_t index = 0;
-    try {
-      std::size_t used = 0;
-      index = std::stoul(name.substr(dot + 1), &used);
-      if (dot == std::string::npos || used != name.size() - dot - 1) throw std::invalid_argument(name);
-    } catch (const std::exception&) {
+    if ((kind != "out" && kind != "grad") || dot == std::string::npos || !is_op_number(name.substr(dot + 1)))
       reject(file, "tensor name '" + name + "' is not out.N or grad.N");
-    }
-    if ((kind != "out" && kind != "grad") || index >= trace.ops.size())
-      reject(file, "tensor name '" + name + "' names no op of the manifest");
-    const auto dtype = dtype_from_safetensors(field<std::string>(entry, "dtype", file, name));
+    const std::uint64_t index = std::stoull(name.substr(dot + 1));
+    if (index >= trace.ops.size()) reject(file, "tensor name '" + name + "' names no op of the manifest");
+    const auto dtype = dtype_from_safetensors(text(member(entry, "dtype", file, name), file, name + ".dtype"));
     if (!dtype) reject(file, name + " has an unknown dtype");
-    const auto shape = read_shape(entry.contains("shape") ? entry["shape"] : json(), file, name, dtype->itemsize);
-    const auto offsets = field<std::vector<std::uint64_t>>(entry, "data_offsets", file, name);
-    if (offsets.size() != 2 || offsets[0] > offsets[1] || offsets[1] > data_size)
-      reject(file, name + " data_offsets are out of range");
+    const auto shape = read_shape(member(entry, "shape", file, name), file, name + ".shape", dtype->itemsize);
+    const json& offsets = list(member(entry, "data_offsets", file, name), file, name + ".data_offsets");
+    if (offsets.size() != 2) reject(file, name + ".data_offsets must be [begin, end]");
+    const std::uint64_t begin = whole(offsets[0], std::numeric_limits<std::uint64_t>::max(), file, name + ".data_offsets[0]");
+    const std::uint64_t end = whole(offsets[1], std::numeric_limits<std::uint64_t>::max(), file, name + ".data_offsets[1]");
+    if (begin > end || end > data_size) reject(file, name + " data_offsets are out of range");
     Payload payload{*dtype, shape, {}};
-    if (offsets[1] - offsets[0] != static_cast<std::uint64_t>(payload.numel()) * dtype->itemsize) {
-      reject(file, name + " holds " + std::to_string(offsets[1] - offsets[0]) + " bytes, its dtype and shape need " +
-                       std::to_string(payload.numel() * static_cast<std::int64_t>(dtype->itemsize)));
+    // read_shape kept the byte count within kMaxPayloadBytes, so neither product overflows.
+    const std::uint64_t needed = static_cast<std::uint64_t>(payload.numel()) * dtype->itemsize;
+    if (end - begin != needed) {
+      reject(file, name + " holds " + std::to_string(end - begin) + " bytes, its dtype and shape need " + std::to_string(needed));
     }
     Op& op = trace.ops[index];
     if (payload.dtype != op.dtype || payload.shape != op.shape)
       reject(file, name + " does not match op " + op.label + "'s dtype and shape");
-    spans.emplace_back(offsets[0], offsets[1]);
-    payload.bytes.resize(offsets[1] - offsets[0]);
-    in.seekg(static_cast<std::streamoff>(8 + header_length + offsets[0]));
-    in.read(reinterpret_cast<char*>(payload.bytes.data()), static_cast<std::streamsize>(payload.bytes.size()));
-    if (!in) reject(file, name + " could not be read");
+    spans.emplace_back(begin, end);
+    payload.bytes.resize(end - begin);
+    in.read_at(8 + header_length + begin, payload.bytes.data(), payload.bytes.size());
     (kind == "out" ? op.out : op.grad) = std::move(payload);
   }
   std::sort(spans.begin(), spans.end());
@@ -185,6 +213,36 @@ void read_payloads(const fs::path& file, Trace& trace) {
 }
 
 }  // namespace
+
+fs::path bundle_path(const std::string& directory) {
+  fs::path path = fs::absolute(directory).lexically_normal();
+  if (path.filename().empty()) path = path.parent_path();  // `newdir/` names newdir
+  return path;
+}
+
+void check_bundle_target(const std::string& directory) {
+  const fs::path target = bundle_path(directory);
+  std::error_code error;
+  const fs::file_status status = fs::symlink_status(target, error);
+  if (status.type() == fs::file_type::not_found) return;
+  const std::string refusal = target.string() + " already exists and is not a .tlspec bundle";
+  if (status.type() != fs::file_type::directory) {
+    throw TlspecError(refusal + " (it is not a directory): give a new path; nothing was written");
+  }
+  for (const fs::directory_entry& entry : fs::directory_iterator(target, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name != kTlspecManifest && name != kTlspecPayloads) {
+      throw TlspecError(refusal + " (it holds " + name + "): give a new path or an existing bundle; nothing was written");
+    }
+  }
+  if (error) throw TlspecError(target.string() + " cannot be read: " + error.message() + "; nothing was written");
+  try {
+    const nlohmann::json manifest = read_json_file((target / kTlspecManifest).string());
+    if (manifest.is_object() && manifest.value("format", "") == "tlspec") return;
+  } catch (const InputFileError&) {
+  }
+  throw TlspecError(refusal + " (it has no readable tlspec manifest): give a new path; nothing was written");
+}
 
 void Trace::save(const std::string& directory, bool with_payloads) const {
   json manifest{{"schema_version", kTlspecSchemaVersion},
@@ -213,102 +271,140 @@ void Trace::save(const std::string& directory, bool with_payloads) const {
                                {"call_site", op.call_site}});
   }
   // Written beside the target and swapped into place: a killed save leaves the old bundle intact.
-  const fs::path target = fs::absolute(directory);
+  const fs::path target = bundle_path(directory);
+  check_bundle_target(target.string());
   fs::create_directories(target.parent_path());
   const std::string staging_prefix = "." + target.filename().string() + ".staging-";
   remove_abandoned_staging(target.parent_path(), staging_prefix);
   const fs::path staging = target.parent_path() / (staging_prefix + std::to_string(::getpid()));
   fs::remove_all(staging);
   fs::create_directory(staging);
-  write_file_atomically((staging / kTlspecManifest).string(), manifest.dump(2) + "\n");
-  if (with_payloads) write_file_atomically((staging / kTlspecPayloads).string(), safetensors_bytes(*this));
-  if (fs::exists(target)) {
-    // One atomic exchange: the target path never lacks a whole bundle, even for an instant.
-    if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) != 0) {
-      const int error = errno;
-      fs::remove_all(staging);
-      throw TlspecError(target.string() + ": cannot replace the bundle: " + std::strerror(error));
+  try {
+    write_file_atomically((staging / kTlspecManifest).string(), manifest.dump(2) + "\n");
+    if (with_payloads) write_file_atomically((staging / kTlspecPayloads).string(), safetensors_bytes(*this));
+    if (fs::exists(target)) {
+      // One atomic exchange: the target path never lacks a whole bundle, even for an instant.
+      if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) != 0) {
+        throw TlspecError(target.string() + ": cannot replace the bundle: " + std::strerror(errno));
+      }
+    } else {
+      fs::rename(staging, target);
     }
-    fs::remove_all(staging);  // now the old bundle
-  } else {
-    fs::rename(staging, target);
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove_all(staging, ignored);  // a failed save leaves nothing behind
+    throw;
   }
+  std::error_code ignored;
+  fs::remove_all(staging, ignored);  // after an exchange: the old bundle
 }
 
 Trace Trace::load(const std::string& directory) {
   const fs::path manifest_file = fs::path(directory) / kTlspecManifest;
-  std::ifstream in(manifest_file);
-  if (!in) reject(manifest_file, "cannot be opened (is " + directory + " a .tlspec bundle?)");
-  json manifest;
+  const fs::path& f = manifest_file;
   try {
-    manifest = json::parse(in);
-  } catch (const json::exception& error) {
-    reject(manifest_file, std::string("is not JSON: ") + error.what());
-  }
-  if (field<int>(manifest, "schema_version", manifest_file, "manifest") != kTlspecSchemaVersion) {
-    reject(manifest_file, "has schema_version " + manifest["schema_version"].dump() + "; this harness reads " +
-                              std::to_string(kTlspecSchemaVersion));
-  }
-  Trace trace;
-  trace.backend = field<std::string>(manifest, "backend", manifest_file, "manifest");
-  if (trace.backend != "tinygrad") reject(manifest_file, "is for backend '" + trace.backend + "', not tinygrad");
-  trace.framework_version = field<std::string>(manifest, "framework_version", manifest_file, "manifest");
-  trace.device = field<std::string>(manifest, "device", manifest_file, "manifest");
-  const json& options = manifest.value("capture_options", json::object());
-  trace.options.capture.module_identity_mode = options.value("module_identity_mode", "auto");
-  const json ops = manifest.value("ops", json());
-  if (!ops.is_array()) reject(manifest_file, "has no 'ops' list");
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    const json& entry = ops[i];
-    const std::string where = "ops[" + std::to_string(i) + "]";
-    Op op;
-    op.index = i;
-    if (field<std::size_t>(entry, "index", manifest_file, where) != i)
-      reject(manifest_file, where + ".index is not " + std::to_string(i));
-    op.label = field<std::string>(entry, "label", manifest_file, where);
-    op.framework_op = field<std::string>(entry, "op", manifest_file, where);
-    const auto kind = field<std::string>(entry, "kind", manifest_file, where);
-    if (kind == "input")
-      op.kind = OpKind::Input;
-    else if (kind == "compute")
-      op.kind = OpKind::Compute;
-    else if (kind == "view")
-      op.kind = OpKind::View;
-    else if (kind == "constant")
-      op.kind = OpKind::Constant;
-    else
-      reject(manifest_file, where + ".kind '" + std::string(kind).append("' is unknown"));
-    if (entry.contains("constant_kind") && !entry["constant_kind"].is_null())
-      op.constant_kind = field<std::string>(entry, "constant_kind", manifest_file, where);
-    const auto dtype = dtype_from_name(field<std::string>(entry, "dtype", manifest_file, where));
-    if (!dtype) reject(manifest_file, where + ".dtype is unknown");
-    op.dtype = *dtype;
-    op.shape = read_shape(entry.value("shape", json()), manifest_file, where, dtype->itemsize);
-    for (const json& parent : entry.value("parents", json::array())) {
-      const ParentRef ref{field<std::size_t>(parent, "op", manifest_file, where + ".parents"),
-                          field<std::size_t>(parent, "position", manifest_file, where + ".parents")};
-      if (ref.op >= i) reject(manifest_file, where + " has a parent that does not precede it");
-      op.parents.push_back(ref);
+    json manifest;
+    try {
+      manifest = read_json_file(manifest_file.string());  // a regular file, within the byte and depth budgets
+    } catch (const InputFileError& error) {
+      if (error.kind() == InputFileError::Kind::Missing)
+        reject(manifest_file, "cannot be opened (is " + directory + " a .tlspec bundle?)");
+      throw;
     }
-    op.module = entry.value("module", "");
-    op.call_site = entry.value("call_site", "");
-    trace.ops.push_back(std::move(op));
-  }
-  for (const char* list : {"outputs", "inputs"}) {
-    for (std::size_t index : field<std::vector<std::size_t>>(manifest, list, manifest_file, "manifest")) {
-      if (index >= trace.ops.size())
-        reject(manifest_file, std::string(list) + " names op " + std::to_string(index) + ", past the last op");
-      (std::string(list) == "outputs" ? trace.outputs : trace.inputs).push_back(index);
+    const std::uint64_t schema_version =
+        whole(member(manifest, "schema_version", f, ""), std::numeric_limits<std::uint64_t>::max(), f, "schema_version");
+    if (schema_version != kTlspecSchemaVersion) {
+      reject(f, "has schema_version " + std::to_string(schema_version) + "; this harness reads " +
+                    std::to_string(kTlspecSchemaVersion));
     }
-  }
-  const json payloads = manifest.value("payloads", json());
-  if (!payloads.is_null()) {
-    if (!payloads.is_string() || payloads.get<std::string>() != kTlspecPayloads) {
-      reject(manifest_file, "'payloads' must be \"" + std::string(kTlspecPayloads) + "\" or null");
+    Trace trace;
+    trace.backend = text(member(manifest, "backend", f, ""), f, "backend");
+    if (trace.backend != "tinygrad") reject(f, "is for backend '" + trace.backend + "', not tinygrad");
+    trace.framework_version = text(member(manifest, "framework_version", f, ""), f, "framework_version");
+    trace.device = text(member(manifest, "device", f, ""), f, "device");
+
+    // Every option the saver writes comes back, so a round trip keeps what the capture was asked for.
+    const json& options = member(manifest, "capture_options", f, "");
+    trace.options.backend = text(member(options, "backend", f, "capture_options"), f, "capture_options.backend");
+    const std::string mode =
+        text(member(options, "module_identity_mode", f, "capture_options"), f, "capture_options.module_identity_mode");
+    if (mode != "auto" && mode != "metadata" && mode != "none")
+      reject(f, "capture_options.module_identity_mode '" + mode + "' is not auto, metadata or none");
+    trace.options.capture.module_identity_mode = mode;
+    const json& grad_options = member(options, "grad_options", f, "capture_options");
+    trace.options.grad_options.intermediate_grads =
+        flag(member(grad_options, "intermediate_grads", f, "capture_options.grad_options"), f,
+             "capture_options.grad_options.intermediate_grads");
+    trace.options.grad_options.loss =
+        text(member(grad_options, "loss", f, "capture_options.grad_options"), f, "capture_options.grad_options.loss");
+
+    const json& stats = member(manifest, "stats", f, "");
+    constexpr std::uint64_t kMaxCount = std::numeric_limits<int>::max();
+    trace.stats.evaluations =
+        static_cast<int>(whole(member(stats, "evaluations", f, "stats"), kMaxCount, f, "stats.evaluations"));
+    trace.stats.kernels = static_cast<int>(whole(member(stats, "kernels", f, "stats"), kMaxCount, f, "stats.kernels"));
+
+    const json& ops = list(member(manifest, "ops", f, ""), f, "ops");
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const json& entry = ops[i];
+      const std::string where = "ops[" + std::to_string(i) + "]";
+      Op op;
+      op.index = i;
+      if (whole(member(entry, "index", f, where), std::numeric_limits<std::uint64_t>::max(), f, where + ".index") != i)
+        reject(f, where + ".index is not " + std::to_string(i));
+      op.label = text(member(entry, "label", f, where), f, where + ".label");
+      op.framework_op = text(member(entry, "op", f, where), f, where + ".op");
+      const std::string kind = text(member(entry, "kind", f, where), f, where + ".kind");
+      if (kind == "input")
+        op.kind = OpKind::Input;
+      else if (kind == "compute")
+        op.kind = OpKind::Compute;
+      else if (kind == "view")
+        op.kind = OpKind::View;
+      else if (kind == "constant")
+        op.kind = OpKind::Constant;
+      else
+        reject(f, where + ".kind '" + kind + "' is unknown");
+      if (entry.contains("constant_kind") && !entry["constant_kind"].is_null())
+        op.constant_kind = text(entry["constant_kind"], f, where + ".constant_kind");
+      const auto dtype = dtype_from_name(text(member(entry, "dtype", f, where), f, where + ".dtype"));
+      if (!dtype) reject(f, where + ".dtype is unknown");
+      op.dtype = *dtype;
+      op.shape = read_shape(member(entry, "shape", f, where), f, where + ".shape", dtype->itemsize);
+      if (entry.contains("parents")) {
+        const json& parents = list(entry["parents"], f, where + ".parents");
+        for (std::size_t p = 0; p < parents.size(); ++p) {
+          const std::string at = where + ".parents[" + std::to_string(p) + "]";
+          const ParentRef ref{
+              whole(member(parents[p], "op", f, at), std::numeric_limits<std::size_t>::max(), f, at + ".op"),
+              whole(member(parents[p], "position", f, at), std::numeric_limits<std::size_t>::max(), f, at + ".position")};
+          if (ref.op >= i) reject(f, where + " has a parent that does not precede it");
+          op.parents.push_back(ref);
+        }
+      }
+      if (entry.contains("module")) op.module = text(entry["module"], f, where + ".module");
+      if (entry.contains("call_site")) op.call_site = text(entry["call_site"], f, where + ".call_site");
+      trace.ops.push_back(std::move(op));
     }
-    read_payloads(fs::path(directory) / kTlspecPayloads, trace);
+    for (const char* name : {"outputs", "inputs"}) {
+      const json& indices = list(member(manifest, name, f, ""), f, name);
+      for (std::size_t k = 0; k < indices.size(); ++k) {
+        const std::uint64_t index =
+            whole(indices[k], std::numeric_limits<std::uint64_t>::max(), f, std::string(name) + "[" + std::to_string(k) + "]");
+        if (index >= trace.ops.size()) reject(f, std::string(name) + " names op " + std::to_string(index) + ", past the last op");
+        (std::string(name) == "outputs" ? trace.outputs : trace.inputs).push_back(index);
+      }
+    }
+    if (manifest.contains("payloads") && !manifest["payloads"].is_null()) {
+      const json& payloads = manifest["payloads"];
+      if (!payloads.is_string() || payloads.get<std::string>() != kTlspecPayloads)
+        reject(f, "'payloads' must be \"" + std::string(kTlspecPayloads) + "\" or null");
+      read_payloads(fs::path(directory) / kTlspecPayloads, trace);
+    }
+    return trace;  // audit-only: live stays null
+  } catch (const InputFileError& error) {
+    throw TlspecError(error.what());  // missing, not a regular file, too large, not JSON, too deep: named by path
   }
-  return trace;  // audit-only: live stays null
 }
 
 }  // namespace tl

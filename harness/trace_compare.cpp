@@ -20,6 +20,16 @@ std::optional<std::string> first_difference(const Trace& expected, const Trace& 
       expected.device != actual.device) {
     return std::string("backend, framework version or device differ");
   }
+  // The options a .tlspec keeps (the refused ones never reach a trace).
+  const TraceOptions& want = expected.options;
+  const TraceOptions& got = actual.options;
+  if (want.backend != got.backend || want.capture.module_identity_mode != got.capture.module_identity_mode ||
+      want.grad_options.intermediate_grads != got.grad_options.intermediate_grads ||
+      want.grad_options.loss != got.grad_options.loss) {
+    return std::string("capture options (backend, module_identity_mode, grad_options) differ");
+  }
+  if (expected.stats.evaluations != actual.stats.evaluations || expected.stats.kernels != actual.stats.kernels)
+    return std::string("capture stats (evaluations, kernels) differ");
   for (std::size_t i = 0; i < expected.ops.size(); ++i) {
     const Op& a = expected.ops[i];
     const Op& b = actual.ops[i];

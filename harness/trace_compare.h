@@ -8,8 +8,9 @@
 
 namespace tl {
 
-// The first difference between two traces (graph, labels, kinds, dtypes, shapes, parents, payload
-// and gradient bytes), or nullopt when they are the same.
+// The first difference between two traces (backend facts, capture options and stats, graph, labels,
+// kinds, dtypes, shapes, parents, provenance, payload and gradient bytes), or nullopt when they are
+// the same.
 std::optional<std::string> first_difference(const Trace& expected, const Trace& actual);
 
 }  // namespace tl

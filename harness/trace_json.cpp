@@ -1,17 +1,45 @@
 #include "harness/trace_json.h"
 
+#include <cmath>
+#include <cstdint>
+
 namespace tl {
 namespace {
 
+// JSON has no NaN or infinity (nlohmann would print null): they are kept as "nan", "inf", "-inf".
+nlohmann::json float_value(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  return value;
+}
+
+// An integer element read exactly from its little-endian bytes (a double loses int64 precision).
+std::uint64_t element_bits(const Payload& payload, std::size_t i) {
+  const std::size_t size = payload.dtype.itemsize;
+  std::uint64_t bits = 0;
+  for (std::size_t k = 0; k < size; ++k) bits |= std::uint64_t{payload.bytes[i * size + k]} << (8 * k);
+  return bits;
+}
+
 nlohmann::json payload_values(const Payload& payload) {
   auto values = nlohmann::json::array();
-  for (double value : payload.to_doubles()) {
-    if (payload.dtype.kind == DTypeKind::Bool)
-      values.push_back(value != 0.0);
-    else if (payload.dtype.is_float())
-      values.push_back(value);
-    else
-      values.push_back(static_cast<long long>(value));
+  const auto count = static_cast<std::size_t>(payload.numel());
+  const unsigned unused_bits = 64 - 8 * static_cast<unsigned>(payload.dtype.itemsize);
+  for (std::size_t i = 0; i < count; ++i) {
+    switch (payload.dtype.kind) {
+      case DTypeKind::Bool:
+        values.push_back(payload.element(static_cast<std::int64_t>(i)) != 0.0);
+        break;
+      case DTypeKind::Float:
+        values.push_back(float_value(payload.element(static_cast<std::int64_t>(i))));
+        break;
+      case DTypeKind::SignedInt:  // sign-extended from the element's width
+        values.push_back(static_cast<std::int64_t>(element_bits(payload, i) << unused_bits) >> unused_bits);
+        break;
+      case DTypeKind::UnsignedInt:
+        values.push_back(element_bits(payload, i));
+        break;
+    }
   }
   return values;
 }

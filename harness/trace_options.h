@@ -44,7 +44,13 @@ struct TraceOptions {
 namespace tl {
 
 // Options as a roster row spells them (name -> text): the known names fill their fields, capability
-// requests take "true"/"false", and any other name lands in `other`.
+// requests and intermediate_grads take exactly "true" or "false", random_seed an unsigned decimal
+// integer (digits only: no sign, space or suffix), and any other name lands in `other`. Throws
+// std::invalid_argument naming the option when a known option's value is malformed.
 TraceOptions trace_options_from(const std::map<std::string, std::string>& spelled);
+
+// What is wrong with `text` as the value of option `name`, or nullopt when it is well formed (an
+// unknown name is well formed here: the backend refuses it, naming it).
+std::optional<std::string> trace_option_problem(const std::string& name, const std::string& text);
 
 }  // namespace tl

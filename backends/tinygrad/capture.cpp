@@ -414,6 +414,7 @@ Trace capture(const py::object& fn, const py::tuple& args, const TraceOptions& o
   trace.backend = "tinygrad";
   trace.framework_version = runtime.tinygrad_version;
   trace.device = runtime.device;
+  trace.options = options;  // what the capture was asked for: a saved .tlspec records it
   with_python_errors([&] {
     const TinygradApi api;
     refuse_without_tensor_input(args, api.Tensor);

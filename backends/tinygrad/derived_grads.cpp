@@ -52,8 +52,11 @@ py::tuple rebuilt_graph(const TinygradApi& api, const Trace& trace, const std::v
   return (writes ? without_buffer_writes(api, rebuilt) : rebuilt).attr("src");
 }
 
-// The scalar loss Tensor over the rebuilt outputs: the given expression, or the sum of float outputs.
-py::object loss_of(const TinygradApi& api, const Trace& trace, const py::tuple& nodes, const GradOptions& options) {
+// The scalar loss Tensor over the rebuilt outputs: the given expression, or the sum of float outputs
+// (`in_float64`: each output widened first, so the sum adds no rounding of its own; finite
+// differences of a bfloat16 output's sum would otherwise see the sum's 8 bits, not the graph's).
+py::object loss_of(const TinygradApi& api, const Trace& trace, const py::tuple& nodes, const GradOptions& options,
+                   bool in_float64 = false) {
   py::list outputs;
   for (std::size_t index : trace.outputs) outputs.append(api.Tensor(nodes[index]));
   if (!options.loss.empty()) {
@@ -65,7 +68,7 @@ py::object loss_of(const TinygradApi& api, const Trace& trace, const py::tuple& 
   py::object loss = py::none();
   for (py::handle output : outputs) {
     if (!output.attr("is_floating_point")().cast<bool>()) continue;
-    const py::object term = output.attr("sum")();
+    const py::object term = (in_float64 ? output.attr("cast")(api.dtypes.attr("float64")) : output).attr("sum")();
     loss = loss.is_none() ? term : loss + term;
   }
   if (loss.is_none()) throw std::runtime_error("no float output to sum into a loss; give GradOptions.loss");
@@ -104,7 +107,7 @@ std::vector<double> TinygradLiveGraph::losses(const Trace& trace, const GradOpti
     std::vector<py::object> loss_uops;
     for (const auto& replaced : replacements) {
       const py::tuple nodes = rebuilt_graph(api, trace, uops_, replaced);
-      loss_uops.push_back(loss_of(api, trace, nodes, options).attr("cast")(api.dtypes.attr("float64")).attr("uop"));
+      loss_uops.push_back(loss_of(api, trace, nodes, options, true).attr("cast")(api.dtypes.attr("float64")).attr("uop"));
     }
     CaptureStats stats;
     for (const Payload& value : evaluate_once(api, loss_uops, stats)) result.push_back(value.element(0));

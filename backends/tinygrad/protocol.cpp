@@ -113,7 +113,11 @@ py::dict probes() {
 Payload payload_of(const py::object& tensor) {
   Payload payload{payload_dtype(tensor.attr("dtype")), {}, {}};
   for (py::handle dim : tensor.attr("shape")) payload.shape.push_back(dim.cast<std::int64_t>());
-  const py::bytes bytes = py::module_::import("numpy").attr("ascontiguousarray")(tensor.attr("numpy")()).attr("tobytes")();
+  // numpy has no bfloat16 (tinygrad's .numpy() widens it to float32): read its 2-byte bits instead.
+  const py::object readable = payload.dtype.name == "bfloat16"
+                                  ? tensor.attr("bitcast")(py::module_::import("tinygrad").attr("dtypes").attr("uint16"))
+                                  : tensor;
+  const py::bytes bytes = py::module_::import("numpy").attr("ascontiguousarray")(readable.attr("numpy")()).attr("tobytes")();
   const std::string data = bytes;
   payload.bytes.assign(data.begin(), data.end());
   return payload;

@@ -75,6 +75,10 @@ std::optional<std::string> exemption(const Trace& trace, const Op& op, std::size
     return nullptr;
   };
   if (op.out->numel() == 0) return "the output is empty (a slice past the end)";
+  if (const Op* perturbed_parent = parent_at(position);
+      perturbed_parent != nullptr && perturbed_parent->out && perturbed_parent->out->numel() == 0) {
+    return "the parent is empty (e.g. a zero-width slice): it holds no value to change";
+  }
   if (!finite(*op.out)) return "the output holds non-finite values";
   if (name == "CMPLT" || name == "CMPNE" || name == "CMPEQ") return "a comparison far from its boundary";
   if (name == "WHERE") {

@@ -18,6 +18,13 @@ def _tl_tensor(spec):
     if spec["source"] == "python":
         values = np.array(spec["values"]).reshape(spec["shape"]).tolist()
         return values
+    if spec["dtype"] == "bfloat16":
+        # numpy has no bfloat16: float32 values cast in tinygrad (to nearest even). From a list it is
+        # realized here, before any capture, so it is a realized buffer like any other list tensor.
+        array = np.array(spec["values"], dtype=np.float32).reshape(spec["shape"])
+        if spec["source"] == "ndarray":
+            return Tensor(array).cast(dtypes.bfloat16)
+        return Tensor(array.tolist(), dtype=dtypes.float32).cast(dtypes.bfloat16).realize()
     array = np.array(spec["values"], dtype=spec["dtype"]).reshape(spec["shape"])
     if spec["source"] == "ndarray":
         return Tensor(array)

@@ -1,10 +1,22 @@
-// One cell, one process: a crash, a hang and unreadable output each become the cell's state.
+// One cell, one process: the result travels on its own channel (a forward's prints cannot forge or
+// spoil it), and a crash, a hang, a memory blow-up, a missing result or a process left behind each
+// become a clear state while the supervisor stays in control.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
 #include "harness/cell_process.h"
+#include "harness/child_supervisor.h"
+#include "harness/process_tree.h"
 
 namespace tl {
 namespace {
+
+using std::chrono::seconds;
 
 CellResult identity() {
   CellResult cell;
@@ -14,43 +26,146 @@ CellResult identity() {
   return cell;
 }
 
-TEST(CellProcess, ReadsTheResultLine) {
-  const ChildOutcome outcome =
-      run_child({"/bin/sh", "-c",
-                 R"(echo noise; echo '{"id":"probe","family":"config_built","roster":"r.yaml:4","state":"passed","ops":7}')"},
-                std::chrono::seconds(10));
-  const CellResult cell = cell_result_from_child(outcome, identity());
-  EXPECT_EQ(cell.state, CellState::Passed);
-  EXPECT_EQ(cell.ops, 7u);
-  EXPECT_EQ(cell.roster.line, 4);
+const std::string kPassedLine =
+    R"({"result":{"id":"probe","family":"config_built","roster":"r.yaml:4","state":"passed","ops":7}})";
+
+// A shell script run as a cell with a result channel at fd 3.
+CellResult run_cell_script(const std::string& script, CellLimits limits = {seconds(20), 0}, ChildOutcome* out = nullptr) {
+  const ChildOutcome outcome = run_children({cell_child_spec({"/bin/sh", "-c", script}, limits)}, 1).front();
+  if (out != nullptr) *out = outcome;
+  return cell_result_from_child(outcome, identity(), limits);
 }
 
-TEST(CellProcess, ASegfaultIsCrashed) {
-  const ChildOutcome outcome = run_child({"/bin/sh", "-c", "kill -SEGV $$"}, std::chrono::seconds(10));
-  const CellResult cell = cell_result_from_child(outcome, identity());
+TEST(CellProcess, ReadsTheResultFromItsOwnChannel) {
+  const CellResult cell = run_cell_script("echo noise; echo '{\"phase\":\"capture\"}' >&3; echo '" + kPassedLine + "' >&3");
+  EXPECT_EQ(cell.state, CellState::Passed) << cell.message;
+  EXPECT_EQ(cell.ops, 7u);
+  EXPECT_EQ(cell.roster.line, 4);
+  EXPECT_TRUE(cell.output.empty());
+}
+
+// A forward that prints, even text without a newline at the end, leaves the result alone.
+TEST(CellProcess, PrintsInTheForwardDoNotSpoilTheResult) {
+  const CellResult cell = run_cell_script("printf p; echo '" + kPassedLine + "' >&3; printf 'q'");
+  EXPECT_EQ(cell.state, CellState::Passed) << cell.message;
+}
+
+// A forward that prints a result line and exits 0 is not a passed cell: stdout is not the channel.
+TEST(CellProcess, AFakeResultOnStdoutIsNotAResult) {
+  const CellResult cell = run_cell_script("echo '" + kPassedLine + "'; exit 0");
+  EXPECT_EQ(cell.state, CellState::HarnessError);
+  EXPECT_NE(cell.message.find("without reporting a result"), std::string::npos) << cell.message;
+}
+
+TEST(CellProcess, AResultForAnotherRowIsAHarnessError) {
+  std::string other = kPassedLine;
+  other.replace(other.find("probe"), 5, "other");
+  const CellResult cell = run_cell_script("echo '" + other + "' >&3");
+  EXPECT_EQ(cell.state, CellState::HarnessError);
+  EXPECT_NE(cell.message.find("'other', not 'probe'"), std::string::npos) << cell.message;
+}
+
+TEST(CellProcess, APassedResultWithAFailingExitIsAHarnessError) {
+  const CellResult cell = run_cell_script("echo '" + kPassedLine + "' >&3; exit 1");
+  EXPECT_EQ(cell.state, CellState::HarnessError);
+  EXPECT_NE(cell.message.find("exited with code 1"), std::string::npos) << cell.message;
+}
+
+TEST(CellProcess, ASegfaultIsCrashedAndNamesThePhase) {
+  const CellResult cell = run_cell_script("echo '{\"phase\":\"replay_validation\"}' >&3; kill -SEGV $$");
   EXPECT_EQ(cell.state, CellState::Crashed);
   EXPECT_NE(cell.message.find("signal 11"), std::string::npos) << cell.message;
+  EXPECT_NE(cell.message.find("replay_validation"), std::string::npos) << cell.message;
   EXPECT_EQ(cell.roster.str(), "rosters/x.yaml:3");
 }
 
 TEST(CellProcess, ASanitizerReportIsCrashed) {
-  const ChildOutcome outcome = run_child(
-      {"/bin/sh", "-c", "echo '==1==ERROR: AddressSanitizer: SEGV on unknown address' >&2; exit 1"}, std::chrono::seconds(10));
-  EXPECT_EQ(cell_result_from_child(outcome, identity()).state, CellState::Crashed);
+  const CellResult cell = run_cell_script("echo '==1==ERROR: AddressSanitizer: SEGV on unknown address' >&2; exit 1");
+  EXPECT_EQ(cell.state, CellState::Crashed);
 }
 
-TEST(CellProcess, AHangIsTimedOut) {
+TEST(CellProcess, AHangIsTimedOutNamingTheLimitAndThePhase) {
   const auto start = std::chrono::steady_clock::now();
-  const ChildOutcome outcome = run_child({"/bin/sh", "-c", "sleep 30"}, std::chrono::seconds(1));
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
-  EXPECT_EQ(cell_result_from_child(outcome, identity()).state, CellState::TimedOut);
+  const CellResult cell = run_cell_script("echo '{\"phase\":\"capture\"}' >&3; sleep 30", {seconds(1), 0});
+  EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(10));
+  EXPECT_EQ(cell.state, CellState::TimedOut);
+  EXPECT_NE(cell.message.find("1 s limit (--timeout)"), std::string::npos) << cell.message;
+  EXPECT_NE(cell.message.find("during phase capture"), std::string::npos) << cell.message;
 }
 
-TEST(CellProcess, UnreadableOutputIsHarnessError) {
-  const ChildOutcome outcome = run_child({"/bin/sh", "-c", "echo not json; exit 3"}, std::chrono::seconds(10));
-  const CellResult cell = cell_result_from_child(outcome, identity());
+// One line of cause (tlconform's own error line), not the usage text after it.
+TEST(CellProcess, AMissingResultSaysWhyInOneLine) {
+  const CellResult cell =
+      run_cell_script("echo 'tlconform: roster error: x.yaml:3: unknown key' >&2; echo 'usage: tlconform COMMAND' >&2; exit 2");
   EXPECT_EQ(cell.state, CellState::HarnessError);
-  EXPECT_NE(cell.message.find("code 3"), std::string::npos) << cell.message;
+  EXPECT_NE(cell.message.find("code 2"), std::string::npos) << cell.message;
+  EXPECT_NE(cell.message.find("tlconform: roster error: x.yaml:3: unknown key"), std::string::npos) << cell.message;
+  EXPECT_EQ(cell.message.find("usage:"), std::string::npos) << cell.message;
+  EXPECT_EQ(cell.message.find('\n'), std::string::npos) << cell.message;
+  EXPECT_NE(cell.output.find("usage:"), std::string::npos) << "the whole output is kept apart: " << cell.output;
+}
+
+// 200 MB on stdout: the supervisor keeps the head and the tail, not the whole stream.
+TEST(CellProcess, OutputIsKeptBounded) {
+  ChildOutcome outcome;
+  const CellResult cell =
+      run_cell_script("printf START; head -c 200000000 /dev/zero | tr '\\0' x; printf END; exit 1", {seconds(60), 0}, &outcome);
+  EXPECT_EQ(cell.state, CellState::HarnessError);
+  EXPECT_LT(outcome.stdout_text.size(), 100000u);
+  EXPECT_TRUE(outcome.stdout_text.starts_with("START")) << outcome.stdout_text.substr(0, 100);
+  EXPECT_TRUE(outcome.stdout_text.ends_with("END"));
+  EXPECT_NE(outcome.stdout_text.find("bytes not kept"), std::string::npos);
+}
+
+bool pid_alive(pid_t pid) { return ProcessTree::scan().alive(pid) && !ProcessTree::scan().zombie(pid); }
+
+pid_t read_pid(const std::string& file) {
+  pid_t pid = 0;
+  std::ifstream(file) >> pid;
+  return pid;
+}
+
+// A child the forward forked holds the pipes open and sleeps: the cell is decided when its own
+// process exits, and what it left behind is killed, also after setsid.
+TEST(CellProcess, ACellEndsWithItsOwnProcessAndItsLeftoversAreKilled) {
+  for (const std::string starter : {"", "setsid "}) {
+    const std::string pid_file = ::testing::TempDir() + "/leftover_" + std::to_string(::getpid()) + ".pid";
+    const auto start = std::chrono::steady_clock::now();
+    ChildOutcome outcome;
+    const CellResult cell = run_cell_script(
+        starter + "sh -c 'echo $$ > " + pid_file + "; exec sleep 300' & sleep 1; echo '" + kPassedLine + "' >&3; exit 0",
+        {seconds(60), 0}, &outcome);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(20)) << starter;
+    EXPECT_EQ(cell.state, CellState::Passed) << starter << cell.message;
+    EXPECT_GE(outcome.leftovers_killed, 1) << starter;
+    const pid_t leftover = read_pid(pid_file);
+    ASSERT_GT(leftover, 0) << starter;
+    EXPECT_FALSE(pid_alive(leftover)) << starter << "the leftover process " << leftover << " still runs";
+  }
+}
+
+// A cell whose processes grow past the memory limit is stopped and fails, saying so.
+TEST(CellProcess, AMemoryHogFailsWithTheMemoryLimit) {
+  const auto start = std::chrono::steady_clock::now();
+  const CellResult cell = run_cell_script(
+      "echo '{\"phase\":\"capture\"}' >&3; python3 -c 'import time\nx=[]\nwhile True:\n  x.append(b\"x\"*50000000); "
+      "time.sleep(0.02)'",
+      {seconds(120), std::uint64_t{300} << 20});
+  EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(60));
+  EXPECT_EQ(cell.state, CellState::Failed);
+  EXPECT_NE(cell.message.find("memory limit"), std::string::npos) << cell.message;
+  EXPECT_NE(cell.message.find("300.0 MiB"), std::string::npos) << cell.message;
+  EXPECT_NE(cell.message.find("during phase capture"), std::string::npos) << cell.message;
+}
+
+TEST(CellProcess, RunsSeveralAtOnceAndKeepsTheirOrder) {
+  std::vector<ChildSpec> specs;
+  for (int i = 0; i < 4; ++i) specs.push_back({{"/bin/sh", "-c", "sleep 0.3; echo " + std::to_string(i)}, seconds(20)});
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<ChildOutcome> outcomes = run_children(specs, 2);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(5));
+  ASSERT_EQ(outcomes.size(), 4u);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(outcomes[i].stdout_text, std::to_string(i) + "\n");
 }
 
 }  // namespace

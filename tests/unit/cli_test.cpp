@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -15,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_support.h"
 #include "harness/cell_process.h"
 #include "harness/trace.h"
 
@@ -23,22 +26,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-ChildOutcome tlconform(std::vector<std::string> args, int seconds = 300) {
-  args.insert(args.begin(), TL_TLCONFORM);
-  return run_child(args, std::chrono::seconds(seconds));
-}
-
-std::string scratch(const std::string& name) {
-  const fs::path path = fs::path(::testing::TempDir()) / ("cli_test_" + std::to_string(::getpid()) + "_" + name);
-  fs::remove_all(path);
-  return path.string();
-}
-
-std::string file_text(const fs::path& path) {
-  std::ostringstream text;
-  text << std::ifstream(path, std::ios::binary).rdbuf();
-  return text.str();
-}
+using test::file_text;
+using test::scratch;
+using test::tlconform;
 
 TEST(Cli, CrashAndHangAreCellStatesAndTheScorecardIsWritten) {
   const std::string out = scratch("misbehaving.json");
@@ -114,6 +104,26 @@ TEST(Cli, WriteNeedsEveryCellRun) {
       tlconform({"scorecard", "--backend", "tinygrad", "--from", records, "--write", "--out", scratch("w.json")});
   EXPECT_EQ(outcome.exit_code, 2) << outcome.stdout_text << outcome.stderr_text;
   EXPECT_NE(outcome.stderr_text.find("--write needs every cell run"), std::string::npos) << outcome.stderr_text;
+  EXPECT_EQ(file_text(committed_path), before) << "the committed scorecard changed";
+}
+
+// A failed cell is not written into the committed card: that would make the regression the baseline.
+TEST(Cli, WriteNeedsEveryCellPassed) {
+  const std::string committed_path = std::string(TL_SOURCE_DIR) + "/scorecards/tinygrad/scorecard.json";
+  const std::string before = file_text(committed_path);
+  const nlohmann::json committed = nlohmann::json::parse(before);
+  const std::string records = scratch("failed-records");
+  fs::create_directories(records);
+  for (const auto& cell : committed["cells"]) {
+    nlohmann::json record{{"id", cell["id"]}, {"family", cell["family"]}, {"roster", cell["roster"]}, {"state", cell["state"]}};
+    if (cell["id"] == "tutorial_mlp") record["state"] = "failed";
+    std::ofstream(fs::path(records) / (cell["id"].get<std::string>() + ".json")) << record.dump();
+  }
+  const ChildOutcome outcome =
+      tlconform({"scorecard", "--backend", "tinygrad", "--from", records, "--write", "--out", scratch("w.json")});
+  EXPECT_EQ(outcome.exit_code, 2) << outcome.stdout_text << outcome.stderr_text;
+  EXPECT_NE(outcome.stderr_text.find("--write needs every cell passed, and tutorial_mlp is failed"), std::string::npos)
+      << outcome.stderr_text;
   EXPECT_EQ(file_text(committed_path), before) << "the committed scorecard changed";
 }
 
@@ -220,6 +230,167 @@ TEST(Cli, AKilledSaveLeavesThePreviousBundleIntact) {
   ASSERT_EQ(run_child(save, std::chrono::seconds(300)).exit_code, 0);
   EXPECT_FALSE(has_staging(parent)) << "the killed run's staging directory was left behind";
   EXPECT_NO_THROW(Trace::load(bundle));
+}
+
+// A small bundle (no Python needed) with NaN and infinities among its payloads.
+std::string saved_bundle(const std::string& name) {
+  const fs::path directory = fs::path(scratch(name)) / "bundle.tlspec";
+  fs::create_directories(directory.parent_path());
+  const DType f32 = *dtype_from_name("float32");
+  Trace trace;
+  trace.backend = "tinygrad";
+  trace.framework_version = "0.13.0";
+  trace.device = "PYTHON";
+  Op input;
+  input.label = "input0:0";
+  input.framework_op = "RESHAPE";
+  input.kind = OpKind::Input;
+  input.dtype = f32;
+  input.shape = {4};
+  input.out = Payload::from_doubles(f32, {4}, {std::nan(""), INFINITY, -INFINITY, 0.5});
+  trace.ops = {input};
+  trace.inputs = trace.outputs = {0};
+  trace.save(directory.string());
+  return directory.string();
+}
+
+// inspect reads only regular files within budgets: a million-deep manifest or a FIFO is a clear
+// error (exit 2, naming the file), not a stack overflow or a hang; NaN and infinities in --json
+// stay distinguishable.
+TEST(Cli, InspectRefusesDeepManifestsAndFifosAndKeepsNan) {
+  const std::string bundle = saved_bundle("inspect");
+  ChildOutcome outcome = tlconform({"inspect", bundle, "--json"}, 30);
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.stderr_text;
+  EXPECT_EQ(nlohmann::json::parse(outcome.stdout_text)["ops"][0]["payload"], nlohmann::json({"nan", "inf", "-inf", 0.5}));
+
+  const fs::path manifest = fs::path(bundle) / "manifest.json";
+  std::string text = file_text(manifest);
+  text.replace(text.find("\"ops\":") + 6, 0, std::string(1000000, '[') + std::string(1000000, ']') + ", \"x\":");
+  std::ofstream(manifest, std::ios::trunc) << text;
+  outcome = tlconform({"inspect", bundle}, 30);
+  EXPECT_EQ(outcome.exit_code, 2) << "signal " << outcome.signal << ": " << outcome.stderr_text.substr(0, 2000);
+  EXPECT_NE(outcome.stderr_text.find(manifest.string() + ": nests deeper than 64 levels"), std::string::npos)
+      << outcome.stderr_text.substr(0, 2000);
+
+  for (const char* name : {"manifest.json", "payloads.safetensors"}) {
+    const std::string fresh = saved_bundle(std::string("fifo_") + name);
+    const fs::path fifo = fs::path(fresh) / name;
+    fs::remove(fifo);
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    outcome = tlconform({"inspect", fresh}, 20);
+    EXPECT_FALSE(outcome.timed_out) << "inspect hung on a FIFO " << name;
+    EXPECT_EQ(outcome.exit_code, 2) << outcome.stderr_text;
+    EXPECT_NE(outcome.stderr_text.find(fifo.string() + ": is not a regular file"), std::string::npos) << outcome.stderr_text;
+  }
+}
+
+// A corrupt scorecard is its own error (exit 3, naming the file and the cell), never read as
+// drift or as untested rows.
+TEST(Cli, CapabilitiesRejectsACorruptScorecard) {
+  const nlohmann::json committed =
+      nlohmann::json::parse(std::ifstream(std::string(TL_SOURCE_DIR) + "/scorecards/tinygrad/scorecard.json"));
+  const std::string first = committed["cells"][0]["id"];
+  nlohmann::json duplicate = committed;
+  duplicate["cells"].push_back(committed["cells"][0]);
+  duplicate["cells"].back()["state"] = "failed";
+  nlohmann::json unknown = committed;
+  unknown["cells"][0]["state"] = "mostly_passed";
+  const std::vector<std::pair<nlohmann::json, std::string>> cases{
+      {duplicate, "cell " + first + " appears twice"},
+      {unknown, "cell " + first + " has state 'mostly_passed'"},
+      {nlohmann::json{{"summary", 5}}, "the card has no 'schema_version'"}};
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const std::string path = scratch("corrupt_card_" + std::to_string(i) + ".json");
+    std::ofstream(path) << cases[i].first.dump();
+    const ChildOutcome outcome = tlconform({"capabilities", "--scorecard", path}, 30);
+    EXPECT_EQ(outcome.exit_code, 3) << outcome.stdout_text << outcome.stderr_text;
+    EXPECT_NE(outcome.stderr_text.find("bad scorecard: " + path + ": " + cases[i].second), std::string::npos)
+        << outcome.stderr_text;
+  }
+  // No scorecard at all is not corrupt: every row is untested.
+  const ChildOutcome absent = tlconform({"capabilities", "--scorecard", scratch("absent.json")}, 30);
+  EXPECT_EQ(absent.exit_code, 0) << absent.stderr_text;
+}
+
+// A malformed --scorecard fails the doctor's scorecard row; every other row still prints.
+TEST(Cli, DoctorPrintsEveryRowWithAMalformedScorecard) {
+  const std::string path = scratch("wrong_shape.json");
+  std::ofstream(path) << "[]";
+  const ChildOutcome outcome = tlconform({"doctor", "--json", "--scorecard", path}, 120);
+  EXPECT_EQ(outcome.exit_code, 1) << outcome.stderr_text;
+  nlohmann::json rows;
+  ASSERT_NO_THROW(rows = nlohmann::json::parse(outcome.stdout_text)) << outcome.stdout_text << outcome.stderr_text;
+  std::map<std::string, nlohmann::json> by_name;
+  for (const auto& row : rows) by_name[row["name"]] = row;
+  EXPECT_TRUE(by_name.contains("python") && by_name.contains("tinygrad") && by_name.contains("device")) << rows.dump();
+  ASSERT_TRUE(by_name.contains("backend_scorecard:tinygrad")) << rows.dump();
+  EXPECT_EQ(by_name["backend_scorecard:tinygrad"]["status"], "failed");
+  EXPECT_NE(by_name["backend_scorecard:tinygrad"]["value"].get<std::string>().find(path + ": must be a JSON object"),
+            std::string::npos)
+      << rows.dump();
+}
+
+// Recorded results (scorecard --from) are read like every user file: a FIFO, a million-deep record
+// or a record of another cell makes that cell a harness error, never a hang, a crash or a duplicate.
+TEST(Cli, ScorecardFromRefusesBadRecords) {
+  const nlohmann::json committed =
+      nlohmann::json::parse(std::ifstream(std::string(TL_SOURCE_DIR) + "/scorecards/tinygrad/scorecard.json"));
+  const fs::path records = scratch("bad-records");
+  fs::create_directories(records);
+  for (const auto& cell : committed["cells"]) {
+    const nlohmann::json record{
+        {"id", cell["id"]}, {"family", cell["family"]}, {"roster", cell["roster"]}, {"state", cell["state"]}};
+    std::ofstream(records / (cell["id"].get<std::string>() + ".json")) << record.dump();
+  }
+  const std::string deep = committed["cells"][1]["id"];
+  const std::string other = committed["cells"][2]["id"];
+  fs::remove(records / "tutorial_mlp.json");
+  ASSERT_EQ(::mkfifo((records / "tutorial_mlp.json").c_str(), 0600), 0);
+  std::ofstream(records / (deep + ".json"), std::ios::trunc)
+      << R"({"id": ")" << deep << R"(", "checks": )" << std::string(1000000, '[') << std::string(1000000, ']') << "}";
+  std::ofstream(records / (other + ".json"), std::ios::trunc)
+      << nlohmann::json{{"id", "tutorial_mlp"}, {"family", "config_built"}, {"roster", "x.yaml:1"}, {"state", "passed"}}.dump();
+  const std::string out = scratch("bad-records.json");
+  const ChildOutcome outcome = tlconform({"scorecard", "--backend", "tinygrad", "--from", records.string(), "--out", out}, 60);
+  EXPECT_FALSE(outcome.timed_out) << "hung on a FIFO record";
+  EXPECT_EQ(outcome.exit_code, 1) << outcome.stderr_text.substr(0, 2000);
+  ASSERT_TRUE(fs::exists(out)) << outcome.stdout_text << outcome.stderr_text.substr(0, 2000);
+  std::map<std::string, std::string> states;
+  const nlohmann::json card = nlohmann::json::parse(std::ifstream(out));
+  for (const auto& cell : card["cells"]) states[cell["id"]] = cell["state"];
+  EXPECT_EQ(states["tutorial_mlp"], "harness_error");
+  EXPECT_EQ(states[deep], "harness_error");
+  EXPECT_EQ(states[other], "harness_error");
+}
+
+}  // namespace
+}  // namespace tl
+
+namespace tl {
+namespace {
+
+// A baseline with a duplicate cell id (which could mask a regression) or an unknown state is
+// refused as a corrupt file, exit 3, before any cell runs.
+TEST(Cli, ACorruptBaselineIsItsOwnErrorBeforeAnyCellRuns) {
+  nlohmann::json committed = nlohmann::json::parse(std::ifstream(test::source_path("scorecards/tinygrad/scorecard.json")));
+  const std::string duplicate = scratch("duplicate.json");
+  nlohmann::json doubled = committed;
+  doubled["cells"].push_back(committed["cells"][0]);
+  std::ofstream(duplicate) << doubled.dump();
+  const std::string unknown = scratch("unknown.json");
+  nlohmann::json strange = committed;
+  strange["cells"][1]["state"] = "mostly_passed";
+  std::ofstream(unknown) << strange.dump();
+  for (const auto& [baseline, why] : {std::pair{duplicate, std::string("appears twice")}, {unknown, "mostly_passed"}}) {
+    const auto start = std::chrono::steady_clock::now();
+    const ChildOutcome outcome =
+        tlconform({"scorecard", "--backend", "tinygrad", "--check", "--baseline", baseline, "--out", scratch("o.json")}, 120);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20)) << "cells ran first";
+    EXPECT_EQ(outcome.exit_code, 3) << outcome.stdout_text << outcome.stderr_text;
+    EXPECT_NE(outcome.stderr_text.find(baseline), std::string::npos) << outcome.stderr_text;
+    EXPECT_NE(outcome.stderr_text.find(why), std::string::npos) << outcome.stderr_text;
+    EXPECT_EQ(outcome.stdout_text.find("passed"), std::string::npos) << outcome.stdout_text;
+  }
 }
 
 }  // namespace

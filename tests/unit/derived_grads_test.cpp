@@ -1,6 +1,7 @@
 // Derived intermediate gradients: they match central finite differences, honour a given loss, and
 // leave every user tensor's .grad as it was.
 #include <gtest/gtest.h>
+#include <pybind11/stl.h>
 
 #include "backends/registry.h"
 #include "harness/finite_differences.h"
@@ -61,6 +62,53 @@ TEST(DerivedGrads, AWrongGradientIsCaught) {
   const GradientCheck check = check_grads_against_finite_differences(trace, options);
   EXPECT_FALSE(check.passed);
   EXPECT_NE(check.detail.find(input.label), std::string::npos) << check.detail;
+}
+
+// Through bfloat16 (8 significant bits) a float32-sized step is lost to rounding: the check must
+// difference at the precision of the narrowest dtype on the path, and still catch a wrong gradient.
+constexpr const char* kBfloat16 = R"PY(
+from tinygrad import Tensor, dtypes
+x = Tensor([1.0, 2.0, -0.75, 0.3])
+returns_float32 = lambda x: x.cast(dtypes.bfloat16).exp().cast(dtypes.float32)
+returns_bfloat16 = lambda x: (x.cast(dtypes.bfloat16) * 0.5).exp() * 3
+def own_gradient(f):
+    fresh = Tensor(x.tolist())
+    return f(fresh).sum().gradient(fresh)[0].tolist()
+)PY";
+
+Trace bfloat16_trace(const py::dict& scope, const char* forward) {
+  Trace trace = tl::trace(scope[forward], py::make_tuple(scope["x"]));
+  GradOptions options;
+  options.intermediate_grads = true;
+  trace.derive_grads(options);
+  return trace;
+}
+
+TEST(DerivedGrads, ThroughBfloat16MatchFiniteDifferencesAtThatPrecision) {
+  py::dict scope = python_scope(kBfloat16);
+  for (const char* forward : {"returns_float32", "returns_bfloat16"}) {
+    const Trace trace = bfloat16_trace(scope, forward);
+    // The derived gradient is tinygrad's own autograd (e.g. exp(1) in bfloat16 arithmetic: 2.71875).
+    const auto own = scope["own_gradient"](scope[forward]).cast<std::vector<double>>();
+    EXPECT_EQ(trace.ops[trace.inputs[0]].grad->to_doubles(), own) << forward;
+    const GradientCheck check = check_grads_against_finite_differences(trace, GradOptions{});
+    EXPECT_TRUE(check.passed) << forward << ": " << check.detail;
+    EXPECT_GE(check.compared, 3u) << forward;
+  }
+}
+
+TEST(DerivedGrads, AWrongGradientThroughBfloat16IsCaught) {
+  py::dict scope = python_scope(kBfloat16);
+  for (double factor : {1.5, -1.0}) {
+    Trace trace = bfloat16_trace(scope, "returns_float32");
+    Op& input = trace.ops[trace.inputs[0]];
+    std::vector<double> values = input.grad->to_doubles();
+    for (double& v : values) v *= factor;
+    input.grad = Payload::from_doubles(input.grad->dtype, input.grad->shape, values);
+    const GradientCheck check = check_grads_against_finite_differences(trace, GradOptions{});
+    EXPECT_FALSE(check.passed) << "gradient scaled by " << factor << ": " << check.detail;
+    EXPECT_NE(check.detail.find(input.label), std::string::npos) << check.detail;
+  }
 }
 
 TEST(DerivedGrads, UserTensorsKeepTheirGrad) {

@@ -1,10 +1,15 @@
-// Payload comparison: exact for integers and bools, a few ulps for floats, NaN equal to NaN.
+// Payload comparison: exact for integers and bools, a few ulps for floats, NaN equal to NaN; float16
+// and bfloat16 values rounded to nearest even straight from double, checked against references
+// computed in the embedded Python.
 #include <gtest/gtest.h>
+#include <pybind11/stl.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "harness/payload.h"
+#include "python_scope.h"
 
 namespace tl {
 namespace {
@@ -57,6 +62,159 @@ TEST(Payload, ShapeAndDtypeMustMatch) {
   const Payload c = Payload::from_doubles(dtype("float64"), {2, 1}, {1, 2});
   EXPECT_NE(compare(a, b).message.find("shape"), std::string::npos);
   EXPECT_NE(compare(a, c).message.find("dtype"), std::string::npos);
+}
+
+// The 2-byte bits `value` is stored as in a payload of `dtype`.
+std::uint16_t bits_of(const char* dtype_name, double value) {
+  const Payload payload = Payload::from_doubles(dtype(dtype_name), {1}, {value});
+  std::uint16_t bits = 0;
+  std::memcpy(&bits, payload.bytes.data(), 2);
+  return bits;
+}
+
+// Roster literals and sums land between two halves: they round to the nearer, not the lower.
+TEST(Payload, HalfAndBfloatRoundToNearestEven) {
+  EXPECT_EQ(Payload::from_doubles(dtype("float16"), {1}, {1.4999999}).element(0), 1.5);
+  EXPECT_EQ(Payload::from_doubles(dtype("float16"), {1}, {-1.4999999}).element(0), -1.5);
+  EXPECT_EQ(Payload::from_doubles(dtype("bfloat16"), {1}, {3.1415926}).element(0), 3.140625);
+  EXPECT_EQ(Payload::from_doubles(dtype("bfloat16"), {1}, {1.0 - 1e-9}).element(0), 1.0);
+  // Ties go to the even neighbour.
+  EXPECT_EQ(bits_of("float16", 1.0 + std::ldexp(1.0, -11)), 0x3c00);
+  EXPECT_EQ(bits_of("float16", 1.0 + 3 * std::ldexp(1.0, -11)), 0x3c02);
+  EXPECT_EQ(bits_of("bfloat16", 1.0 + std::ldexp(1.0, -8)), 0x3f80);
+  EXPECT_EQ(bits_of("bfloat16", 1.0 + 3 * std::ldexp(1.0, -8)), 0x3f82);
+  // Just above a tie by less than float32 can hold: rounding through float32 first would make it a
+  // tie and round down; one rounding from double rounds up.
+  EXPECT_EQ(bits_of("float16", 1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40)), 0x3c01);
+  EXPECT_EQ(bits_of("bfloat16", 1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40)), 0x3f81);
+  // Subnormals, underflow, overflow to infinity, NaN.
+  EXPECT_EQ(bits_of("float16", std::ldexp(1.0, -24)), 0x0001);
+  EXPECT_EQ(bits_of("float16", std::ldexp(1.0, -25)), 0x0000);
+  EXPECT_EQ(bits_of("float16", std::ldexp(1.0, -25) * (1 + 1e-9)), 0x0001);
+  EXPECT_EQ(bits_of("float16", -std::ldexp(1023.5, -24)), 0x8400);  // rounds up into the smallest normal
+  EXPECT_EQ(bits_of("float16", 65504.0), 0x7bff);
+  EXPECT_EQ(bits_of("float16", 65519.99), 0x7bff);
+  EXPECT_EQ(bits_of("float16", 65520.0), 0x7c00);
+  EXPECT_EQ(bits_of("float16", -1e300), 0xfc00);
+  EXPECT_EQ(bits_of("bfloat16", std::ldexp(1.0, -133)), 0x0001);
+  EXPECT_EQ(bits_of("bfloat16", std::ldexp(1.0, -134)), 0x0000);
+  EXPECT_EQ(bits_of("bfloat16", 3.3961775292304957e38), 0x7f80);  // the tie above the largest finite
+  EXPECT_EQ(bits_of("bfloat16", 1e300), 0x7f80);
+  EXPECT_EQ(bits_of("bfloat16", -INFINITY), 0xff80);
+  EXPECT_TRUE(std::isnan(Payload::from_doubles(dtype("float16"), {1}, {NAN}).element(0)));
+  EXPECT_TRUE(std::isnan(Payload::from_doubles(dtype("bfloat16"), {1}, {NAN}).element(0)));
+}
+
+// References made in Python, independently of the C++ code: every 16-bit pattern decoded, and a
+// sweep of doubles (every tie between neighbours and the doubles just either side of it, random
+// magnitudes over the whole range, subnormals, overflow) with the bits each must round to. float16
+// from numpy (it converts double -> half in one rounding); bfloat16, which numpy lacks, from exact
+// rational arithmetic (fractions.Fraction, round() ties to even). A NaN is expected as bits -1.
+constexpr const char* kReferences = R"PY(
+import math, struct
+import numpy as np
+from fractions import Fraction
+
+rng = np.random.default_rng(19)
+patterns = np.arange(65536, dtype=np.uint32)
+half_values = patterns.astype(np.uint16).view(np.float16).astype(np.float64)
+with np.errstate(invalid="ignore"):  # signalling NaN patterns
+    bfloat_values = (patterns << 16).view(np.float32).astype(np.float64)
+
+def sweep(values, low, high):
+    finite = np.unique(values[np.isfinite(values)])
+    ties = (finite[:-1] + finite[1:]) / 2
+    random = np.exp2(rng.uniform(low, high, 20000)) * rng.choice([-1.0, 1.0], 20000)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, -5e-324, 1e300, -1e300, 1.0 / 3])
+    return np.concatenate([finite, ties, np.nextafter(ties, np.inf), np.nextafter(ties, -np.inf), random, specials])
+
+def half_reference(doubles):
+    with np.errstate(all="ignore"):
+        bits = doubles.astype(np.float16).view(np.uint16).astype(np.int64)
+    bits[np.isnan(doubles)] = -1
+    return bits.tolist()
+
+def bfloat_reference(x):
+    if math.isnan(x):
+        return -1
+    sign = 0x8000 if math.copysign(1.0, x) < 0 else 0
+    a = abs(x)
+    if a == 0:
+        return sign
+    if math.isinf(a):
+        return sign | 0x7F80
+    e = math.frexp(a)[1] - 1                  # 2^e <= a < 2^(e+1)
+    quantum = Fraction(2) ** (max(e, -126) - 7)  # 8 significant bits; fixed spacing below 2^-126
+    value = round(Fraction(a) / quantum) * quantum
+    if value >= 2 ** 128:
+        return sign | 0x7F80
+    return sign | (struct.unpack("<I", struct.pack("<f", float(value)))[0] >> 16)
+
+half_decoded = half_values.tolist()
+bfloat_decoded = bfloat_values.tolist()
+half_doubles = sweep(half_values, -28, 17)
+half_bits = half_reference(half_doubles)
+bfloat_doubles = sweep(bfloat_values, -136, 129)
+bfloat_bits = [bfloat_reference(x) for x in bfloat_doubles.tolist()]
+half_doubles = half_doubles.tolist()
+bfloat_doubles = bfloat_doubles.tolist()
+)PY";
+
+void expect_every_pattern_round_trips(const char* name, const std::vector<double>& reference) {
+  Payload payload{dtype(name), {65536}, std::vector<std::uint8_t>(2 * 65536)};
+  for (std::uint32_t bits = 0; bits < 65536; ++bits) {
+    payload.bytes[2 * bits] = static_cast<std::uint8_t>(bits & 0xff);
+    payload.bytes[2 * bits + 1] = static_cast<std::uint8_t>(bits >> 8);
+  }
+  const std::vector<double> decoded = payload.to_doubles();
+  const Payload again = Payload::from_doubles(payload.dtype, payload.shape, decoded);
+  int failures = 0;
+  for (std::size_t bits = 0; bits < 65536 && failures < 10; ++bits) {
+    if (std::isnan(reference[bits])) {
+      const bool nan = std::isnan(decoded[bits]) && std::isnan(again.element(static_cast<std::int64_t>(bits)));
+      EXPECT_TRUE(nan) << name << " pattern " << bits << " is a NaN";
+      failures += nan ? 0 : 1;
+      continue;
+    }
+    const bool same = decoded[bits] == reference[bits] && again.bytes[2 * bits] == payload.bytes[2 * bits] &&
+                      again.bytes[2 * bits + 1] == payload.bytes[2 * bits + 1];
+    EXPECT_TRUE(same) << name << " pattern " << bits << " decodes to " << decoded[bits] << " (reference " << reference[bits]
+                      << ") and encodes back to " << int(again.bytes[2 * bits]) << "," << int(again.bytes[2 * bits + 1]);
+    failures += same ? 0 : 1;
+  }
+}
+
+void expect_rounds_like(const char* name, const std::vector<double>& doubles, const std::vector<std::int64_t>& expected) {
+  ASSERT_EQ(doubles.size(), expected.size());
+  const Payload payload = Payload::from_doubles(dtype(name), {static_cast<std::int64_t>(doubles.size())}, doubles);
+  int failures = 0;
+  for (std::size_t i = 0; i < doubles.size() && failures < 10; ++i) {
+    const std::int64_t got = payload.bytes[2 * i] | (payload.bytes[2 * i + 1] << 8);
+    const bool same = expected[i] == -1 ? std::isnan(payload.element(static_cast<std::int64_t>(i))) : got == expected[i];
+    EXPECT_TRUE(same) << name << ": " << std::hexfloat << doubles[i] << std::defaultfloat << " (" << doubles[i]
+                      << ") stored as 0x" << std::hex << got << ", expected 0x" << expected[i] << std::dec;
+    failures += same ? 0 : 1;
+  }
+}
+
+TEST(Payload, HalfAndBfloatMatchIndependentReferences) {
+  pybind11::dict scope = testing::python_scope(kReferences);
+  std::vector<double> half_doubles, bfloat_doubles, half_decoded, bfloat_decoded;
+  std::vector<std::int64_t> half_bits, bfloat_bits;
+  with_python_errors([&] {
+    half_decoded = scope["half_decoded"].cast<std::vector<double>>();
+    bfloat_decoded = scope["bfloat_decoded"].cast<std::vector<double>>();
+    half_doubles = scope["half_doubles"].cast<std::vector<double>>();
+    half_bits = scope["half_bits"].cast<std::vector<std::int64_t>>();
+    bfloat_doubles = scope["bfloat_doubles"].cast<std::vector<double>>();
+    bfloat_bits = scope["bfloat_bits"].cast<std::vector<std::int64_t>>();
+  });
+  expect_every_pattern_round_trips("float16", half_decoded);
+  expect_every_pattern_round_trips("bfloat16", bfloat_decoded);
+  EXPECT_GT(half_doubles.size(), 250000u);
+  EXPECT_GT(bfloat_doubles.size(), 250000u);
+  expect_rounds_like("float16", half_doubles, half_bits);
+  expect_rounds_like("bfloat16", bfloat_doubles, bfloat_bits);
 }
 
 }  // namespace

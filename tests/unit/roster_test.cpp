@@ -3,8 +3,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 
+#include "backends/registry.h"
+#include "harness/conformance.h"
 #include "harness/roster.h"
+#include "harness/trace_options.h"
 
 namespace tl {
 namespace {
@@ -29,6 +33,18 @@ class RosterFile : public ::testing::Test {
       EXPECT_EQ(error.where().line, line) << error.what();
       EXPECT_NE(std::string(error.what()).find(needle), std::string::npos) << error.what();
       EXPECT_NE(std::string(error.what()).find(path + ":" + std::to_string(line)), std::string::npos) << error.what();
+    }
+  }
+
+  // Expects the committed file `relative` (under the source tree) to fail at `line` with `needle`.
+  void expect_file_error(const std::string& relative, int line, const std::string& needle) {
+    try {
+      load_roster(std::string(TL_SOURCE_DIR) + "/" + relative);
+      FAIL() << "no error for " << relative;
+    } catch (const RosterError& error) {
+      EXPECT_EQ(error.where().line, line) << error.what();
+      EXPECT_NE(std::string(error.what()).find(needle), std::string::npos) << error.what();
+      EXPECT_EQ(error.where().file, relative) << error.what();
     }
   }
 
@@ -120,9 +136,223 @@ TEST_F(RosterFile, ANonScalarKeyCitesItsLine) {
                "must be a single value");
 }
 
+// Issue 12.11: anchors referencing anchors (billion laughs) expand in every walk of the loader. Each
+// seed is in fuzz/corpus/roster/; before the budget the first aborted with std::bad_alloc, the
+// cycle overflowed the stack and the fan-out loaded 3 million values.
+TEST_F(RosterFile, AliasBombUnderLayerArgsIsAnErrorAtTheArgsLine) {
+  expect_file_error("fuzz/corpus/roster/regression-alias-bomb-args.yaml", 11, "layers.lin.args holds more than 4096 values");
+}
+
+TEST_F(RosterFile, AliasFanOutOfABigTensorIsAnError) {
+  expect_file_error("fuzz/corpus/roster/regression-alias-fan-out.yaml", 38, "the roster expands to more than");
+}
+
+TEST_F(RosterFile, AliasCycleIsAnError) {
+  expect_file_error("fuzz/corpus/roster/regression-alias-cycle.yaml", 6, "inputs.x has more than 32 dimensions");
+}
+
+// Aliases in tensor values expand too; the per-tensor element cap stops them (it did before).
+TEST_F(RosterFile, AliasBombInTensorValuesStopsAtTheElementCap) {
+  std::string text = "rows:\n  - id: a\n    family: config_built\n    inputs:\n      a: &a [1, 1, 1, 1, 1, 1, 1, 1]\n";
+  std::string previous = "a";
+  for (const char* name : {"b", "c", "d", "e", "f"}) {
+    text += std::string("      ") + name + ": &" + name + " [";
+    for (int i = 0; i < 8; ++i) text += (i ? ", *" : "*") + previous;
+    text += "]\n";
+    previous = name;
+  }
+  text += "    forward: a\n";
+  expect_error(text, 10, "inputs.f has more than 65536 elements");
+}
+
+TEST_F(RosterFile, DeepNestingIsAnError) {
+  const auto nested = [](int depth) { return std::string(depth, '[') + "1" + std::string(depth, ']'); };
+  expect_error("rows:\n  - id: a\n    family: config_built\n    inputs: {x: " + nested(40) + "}\n    forward: x\n", 4,
+               "inputs.x has more than 32 dimensions");
+  std::string many_dims = "[1";
+  for (int i = 0; i < 39; ++i) many_dims += ", 1";
+  expect_error("rows:\n  - id: a\n    family: config_built\n    inputs: {x: {shape: " + many_dims +
+                   "], arange: {start: 0}}}\n    forward: x\n",
+               4, "inputs.x.shape has more than 32 dimensions");
+  expect_error("rows:\n  - id: a\n    family: random_init\n    seed: 1\n    layers:\n      l: {type: Linear, args: " +
+                   nested(20) + "}\n    inputs: {x: [1.0]}\n    forward: x\n",
+               6, "layers.l.args is nested more than 16 levels deep");
+  // Deeper than yaml-cpp parses: its own error, which named a "bad file".
+  expect_error("rows:\n  - id: a\n    family: config_built\n    inputs: {x: " + nested(600) + "}\n    forward: x\n", 4,
+               "levels deep");
+}
+
+// Issue 12.12: an id names files; 250 characters loaded and then failed with "File name too long".
+TEST_F(RosterFile, IdsAreAtMostAHundredCharacters) {
+  const std::string row = "\n    family: config_built\n    inputs: {x: [1.0]}\n    forward: x\n";
+  expect_error("rows:\n  - id: " + std::string(250, 'a') + row, 2, "id is 250 characters long, more than 100");
+  expect_error("rows:\n  - id: " + std::string(101, 'a') + row, 2, "more than 100");
+  EXPECT_EQ(load_roster(write("rows:\n  - id: " + std::string(100, 'a') + row)).rows.at(0).id.size(), 100u);
+}
+
+// Issue 12.13: two files with the same id both loaded (each file was checked alone).
+TEST_F(RosterFile, IdsAreUniqueAcrossFiles) {
+  const std::string first = write(kGoodRow);
+  const auto second = std::filesystem::path(first).replace_extension(".second.yaml");
+  std::ofstream(second) << "rows:\n  - id: other\n    family: config_built\n    inputs: {x: [1.0]}\n    forward: x\n"
+                        << "  - id: small\n    family: config_built\n    inputs: {x: [1.0]}\n    forward: x\n";
+  try {
+    load_rosters({first, second.string()});
+    ADD_FAILURE() << "no error for the same id in two files";
+  } catch (const RosterError& error) {
+    EXPECT_EQ(error.where().file, second.string()) << error.what();
+    EXPECT_EQ(error.where().line, 6) << error.what();
+    EXPECT_NE(std::string(error.what()).find("duplicate row id 'small' (first at " + first + ":2)"), std::string::npos)
+        << error.what();
+  }
+  EXPECT_EQ(load_rosters({first}).at(0).rows.size(), 1u);
+  std::filesystem::remove(second);
+}
+
+TEST_F(RosterFile, CommittedRostersLoadTogether) {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(TL_SOURCE_DIR) + "/rosters/tinygrad")) {
+    if (entry.path().extension() == ".yaml") files.push_back(entry.path().string());
+  }
+  EXPECT_EQ(load_rosters(files).size(), files.size());
+}
+
+// Issue 12.14: option values are checked when the roster loads, at the option's line; unknown
+// option names still load (the backend must refuse them).
+TEST_F(RosterFile, MalformedOptionValuesAreErrorsAtTheirLine) {
+  const auto with_options = [](const std::string& options) {
+    return "rows:\n  - id: a\n    family: config_built\n    inputs: {x: [1.0]}\n    options:\n      " + options +
+           "\n    forward: x\n";
+  };
+  for (const char* seed : {"abc", "12abc", "-1", "1.5", "+3", "18446744073709551616"})
+    expect_error(with_options(std::string("random_seed: '") + seed + "'"), 6, "random_seed takes an unsigned integer");
+  expect_error(with_options("backward_capture: yes"), 6, "backward_capture takes true or false, not 'yes'");
+  expect_error(with_options("intermediate_grads: 1"), 6, "intermediate_grads takes true or false");
+  const Roster roster =
+      load_roster(write(with_options("random_seed: 18446744073709551615\n      layers_to_save: all\n      fastlog: false")));
+  EXPECT_EQ(roster.rows.at(0).options.at("layers_to_save"), "all");
+  EXPECT_EQ(roster.rows.at(0).options.at("random_seed"), "18446744073709551615");
+}
+
+// trace_options_from itself is strict: std::stoull took "12abc" as 12 and "-1" as 2^64 - 1.
+TEST(TraceOptions, FromIsStrict) {
+  for (const char* seed : {"12abc", "-1", "abc", "", " 7", "18446744073709551616"}) {
+    EXPECT_THROW(trace_options_from({{"random_seed", seed}}), std::invalid_argument) << "'" << seed << "'";
+  }
+  EXPECT_THROW(trace_options_from({{"streaming", "True"}}), std::invalid_argument);
+  const TraceOptions options = trace_options_from({{"random_seed", "42"}, {"streaming", "true"}, {"layers_to_save", "all"}});
+  EXPECT_EQ(options.random_seed, 42u);
+  EXPECT_TRUE(options.requests.streaming);
+  EXPECT_EQ(options.other.at("layers_to_save"), "all");
+}
+
+// Issue 12.14: integer tensors are not silently truncated or wrapped, bools are 0/1/true/false.
+TEST_F(RosterFile, TensorValuesFitTheirDtype) {
+  const auto with_input = [](const std::string& input) {
+    return "rows:\n  - id: a\n    family: config_built\n    inputs:\n      x: " + input + "\n    forward: x\n";
+  };
+  expect_error(with_input("{values: [1.7, -2.5], dtype: int32}"), 5, "int32 values must be whole numbers");
+  expect_error(with_input("{dtype: int32, values: [[1, 2], [3, 4.5]]}"), 5, "not 4.5");
+  expect_error(with_input("{values: [1, 300], dtype: int8}"), 5, "int8 values must lie in [-128, 127], not 300");
+  expect_error(with_input("{values: [-1], dtype: uint8}"), 5, "uint8 values must lie in [0, 255]");
+  expect_error(with_input("{values: [0, 2], dtype: bool}"), 5, "bool values are 0, 1, true or false");
+  expect_error(with_input("{values: [9007199254740993], dtype: int64}"), 5, "int64 values must lie in");  // read as 2^53
+  expect_error(with_input("{values: [1e300], dtype: uint64}"), 5, "uint64 values must lie in [0, 9007199254740991]");
+  expect_error(with_input("{shape: [3], arange: {start: 0, step: 0.5}, dtype: int32}"), 5, "element 1 is 0.5");
+  expect_error(with_input("{values: [1.0], shape: [1]}"), 5, "needs either 'values' or 'shape' with 'arange'");
+  const Roster roster =
+      load_roster(write("rows:\n  - id: a\n    family: config_built\n    inputs:\n      i: {values: [-128, 127], dtype: int8}\n"
+                        "      u: {values: [0, 255], dtype: uint8}\n      b: {values: [true, false, 0, 1], dtype: bool}\n"
+                        "      f: {values: [1.5, -2.5], dtype: float16}\n    forward: i\n"));
+  EXPECT_EQ(roster.rows.at(0).inputs.at(2).values, (std::vector<double>{1, 0, 0, 1}));
+}
+
+// Issue 12.23: expect.validation and expect.outputs as the loader reads them.
+TEST_F(RosterFile, ExpectValidationAndOutputs) {
+  const auto with_expect = [](const std::string& expect) {
+    return "rows:\n  - id: a\n    family: config_built\n    inputs: {x: [1.0]}\n    forward: x, x\n    expect:\n" + expect;
+  };
+  const Roster roster = load_roster(write(with_expect(
+      "      validation: unverified\n      outputs:\n        - {values: [1.0]}\n        - {values: [[2, 3]], dtype: int32}\n")));
+  const Expectations& expect = roster.rows.at(0).expect;
+  EXPECT_EQ(expect.validation, "unverified");
+  ASSERT_EQ(expect.outputs.size(), 2u);
+  EXPECT_EQ(expect.outputs[1].shape, (std::vector<std::int64_t>{1, 2}));
+  EXPECT_EQ(expect.outputs[1].where.line, 10);
+  EXPECT_FALSE(expect.output);
+  EXPECT_EQ(load_roster(write(kGoodRow)).rows.at(0).expect.validation, "passed");
+
+  expect_error(with_expect("      output: [1.0]\n      outputs: [{values: [1.0]}]\n"), 8,
+               "'output' (the first output) or 'outputs'");
+  expect_error(with_expect("      outputs: [{values: [1.0]}]\n      output: [1.0]\n"), 8, "not both");
+  expect_error(with_expect("      outputs: [[1.0], [2.0]]\n"), 7, "expect.outputs[0] must be a mapping");
+  expect_error(with_expect("      outputs: []\n"), 7, "one entry per output");
+  expect_error(with_expect("      validation: failed\n"), 7, "passed (the default) or unverified");
+  expect_error(
+      "rows:\n  - id: a\n    family: refusal\n    inputs: {x: [1.0]}\n    forward: x\n    expect: {refusal: fastlog_unsupported, "
+      "validation: passed}\n",
+      6, "refusal rows do not check");
+}
+
 TEST_F(RosterFile, MalformedAndEmptyFiles) {
   expect_error("rows:\n  - id: [unclosed\n", 3, "malformed YAML");
   expect_error("", 1, "empty");
+}
+
+// Issue 12.23, run as cells against the real tinygrad: a row that expects `unverified` passes only
+// when validation is unverified, and every output listed under expect.outputs is compared.
+class ExpectCell : public ::testing::Test {
+ protected:
+  static CellResult run(const std::string& id) {
+    static const Roster roster = load_roster(std::string(TL_SOURCE_DIR) + "/tests/unit/data/expect_rows.yaml");
+    for (const RosterRow& row : roster.rows) {
+      if (row.id == id) return run_cell(*backends::spec("tinygrad").protocol(), row);
+    }
+    throw std::runtime_error("no row " + id);
+  }
+  static const Check& check(const CellResult& result, const std::string& name) {
+    for (const Check& candidate : result.checks) {
+      if (candidate.name == name) return candidate;
+    }
+    throw std::runtime_error("no check " + name + " in " + result.to_json().dump());
+  }
+};
+
+TEST_F(ExpectCell, AnIdentityForwardExpectedUnverifiedPasses) {
+  const CellResult result = run("identity_expects_unverified");
+  EXPECT_EQ(result.state, CellState::Passed) << result.to_json().dump(2);
+  EXPECT_EQ(check(result, "replay_validation").detail.rfind("unverified", 0), 0u) << check(result, "replay_validation").detail;
+}
+
+TEST_F(ExpectCell, ExpectingUnverifiedFailsWhenValidationPasses) {
+  const CellResult result = run("validates_but_expects_unverified");
+  EXPECT_EQ(result.state, CellState::Failed) << result.to_json().dump(2);
+  const Check& validation = check(result, "replay_validation");
+  EXPECT_FALSE(validation.passed);
+  EXPECT_NE(validation.detail.find("passed: "), std::string::npos) << validation.detail;
+  EXPECT_NE(validation.detail.find("the row expects unverified"), std::string::npos) << validation.detail;
+}
+
+TEST_F(ExpectCell, EveryListedOutputIsCompared) {
+  const CellResult right = run("two_outputs_right");
+  EXPECT_EQ(right.state, CellState::Passed) << right.to_json().dump(2);
+  EXPECT_TRUE(check(right, "expected_output").passed);
+
+  const CellResult wrong = run("two_outputs_wrong_second");
+  EXPECT_EQ(wrong.state, CellState::Failed) << wrong.to_json().dump(2);
+  const Check& output = check(wrong, "expected_output");
+  EXPECT_FALSE(output.passed);
+  EXPECT_NE(output.detail.find("output 1: tests/unit/data/expect_rows.yaml:32"), std::string::npos) << output.detail;
+
+  const CellResult short_list = run("two_outputs_listed_once");
+  EXPECT_EQ(short_list.state, CellState::Failed) << short_list.to_json().dump(2);
+  EXPECT_NE(check(short_list, "expected_output").detail.find("lists 1 output(s), the forward returned 2"), std::string::npos);
+}
+
+TEST_F(ExpectCell, AFractionalExpectationIsNotTruncatedToAnIntegerOutput) {
+  const CellResult result = run("integer_output_expected_fractional");
+  EXPECT_EQ(result.state, CellState::Failed) << result.to_json().dump(2);
+  EXPECT_FALSE(check(result, "expected_output").passed);
 }
 
 }  // namespace

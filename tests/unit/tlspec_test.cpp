@@ -2,15 +2,24 @@
 // clear error (never a crash). Traces here are built in C++, so no Python is needed.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
 #include "harness/tlspec.h"
 #include "harness/trace.h"
 #include "harness/trace_compare.h"
+#include "harness/trace_json.h"
 
 namespace tl {
 namespace {
@@ -85,15 +94,25 @@ class TlspecBundle : public ::testing::Test {
   }
   // Rewrites the safetensors header through `edit`, keeping the data section.
   void edit_header(const std::function<void(nlohmann::json&)>& edit) const {
-    const std::string bytes = payload_bytes();
-    std::uint64_t length = 0;
-    for (int i = 0; i < 8; ++i) length |= std::uint64_t{static_cast<unsigned char>(bytes[i])} << (8 * i);
-    nlohmann::json header = nlohmann::json::parse(bytes.substr(8, length));
+    nlohmann::json header = nlohmann::json::parse(header_text());
     edit(header);
-    const std::string text = header.dump();
+    write_header_text(header.dump());
+  }
+  std::string header_text() const {
+    const std::string bytes = payload_bytes();
+    return bytes.substr(8, header_length(bytes));
+  }
+  // Replaces the safetensors header with `text`, keeping the data section.
+  void write_header_text(const std::string& text) const {
+    const std::string bytes = payload_bytes();
     std::string out(8, '\0');
     for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((text.size() >> (8 * i)) & 0xff);
-    write_payload_bytes(out + text + bytes.substr(8 + length));
+    write_payload_bytes(out + text + bytes.substr(8 + header_length(bytes)));
+  }
+  static std::uint64_t header_length(const std::string& bytes) {
+    std::uint64_t length = 0;
+    for (int i = 0; i < 8; ++i) length |= std::uint64_t{static_cast<unsigned char>(bytes[i])} << (8 * i);
+    return length;
   }
   void expect_rejected(const std::string& needle) const {
     try {
@@ -203,6 +222,210 @@ TEST_F(TlspecBundle, RejectsWrongManifests) {
   expect_rejected("is not JSON");
   fs::remove(directory_ / kTlspecManifest);
   expect_rejected("cannot be opened");
+}
+
+// Deeper than any budget, and deep enough that a recursive copy of it overflowed the stack.
+std::string deeply_nested(std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+TEST_F(TlspecBundle, RejectsADeeplyNestedManifestOrHeader) {
+  std::string text = manifest().dump();
+  text.replace(text.find("\"ops\":") + 6, 0, deeply_nested(1000000) + ",\"x\":");
+  std::ofstream(directory_ / kTlspecManifest) << text;
+  expect_rejected("manifest.json: nests deeper than 64 levels");
+  SetUp();
+  std::string header = header_text();
+  header.replace(header.rfind('}'), 0, ",\"deep\":" + deeply_nested(1000));
+  write_header_text(header);
+  expect_rejected("header: nests deeper than 64 levels");
+}
+
+// Trace::load on `directory` in a thread: a reader that blocks on a FIFO is unblocked (by opening the
+// FIFO's other end) after `seconds`, and reported as having hung.
+std::string load_without_hanging(const fs::path& directory, const fs::path& fifo, int seconds = 10) {
+  auto load = std::async(std::launch::async, [&] {
+    try {
+      Trace::load(directory.string());
+      return std::string("loaded");
+    } catch (const TlspecError& error) {
+      return std::string(error.what());
+    }
+  });
+  if (load.wait_for(std::chrono::seconds(seconds)) == std::future_status::ready) return load.get();
+  const int writer = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+  if (writer >= 0) ::close(writer);
+  load.wait();
+  return "hung on the FIFO";
+}
+
+// A FIFO (or anything but a regular file) in a bundle is refused at once, never read from.
+TEST_F(TlspecBundle, RefusesAFifoInsteadOfHanging) {
+  for (const char* name : {kTlspecManifest, kTlspecPayloads}) {
+    SetUp();
+    const fs::path fifo = directory_ / name;
+    fs::remove(fifo);
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const std::string outcome = load_without_hanging(directory_, fifo);
+    EXPECT_NE(outcome.find(fifo.string() + ": is not a regular file"), std::string::npos) << name << ": " << outcome;
+  }
+  // A symlink to a regular file is fine.
+  SetUp();
+  fs::rename(directory_ / kTlspecPayloads, directory_.parent_path() / "elsewhere.safetensors");
+  fs::create_symlink(directory_.parent_path() / "elsewhere.safetensors", directory_ / kTlspecPayloads);
+  EXPECT_EQ(first_difference(small_trace(), Trace::load(directory_.string())), std::nullopt);
+}
+
+// Every wrong JSON type is a TlspecError naming the field, never an nlohmann exception.
+TEST_F(TlspecBundle, RejectsWrongTypesNamingTheField) {
+  const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> cases{
+      {[](nlohmann::json& m) { m["capture_options"] = 5; }, "capture_options must be an object, not 5"},
+      {[](nlohmann::json& m) { m["capture_options"]["grad_options"]["loss"] = 1; },
+       "capture_options.grad_options.loss must be a string"},
+      {[](nlohmann::json& m) { m["capture_options"]["grad_options"]["intermediate_grads"] = "yes"; },
+       "capture_options.grad_options.intermediate_grads must be true or false"},
+      {[](nlohmann::json& m) { m["capture_options"]["module_identity_mode"] = "sometimes"; }, "'sometimes' is not auto"},
+      {[](nlohmann::json& m) { m["ops"][2]["module"] = 5; }, "ops[2].module must be a string, not 5"},
+      {[](nlohmann::json& m) { m["ops"][2]["call_site"] = nullptr; }, "ops[2].call_site must be a string"},
+      {[](nlohmann::json& m) {
+         m["ops"][1]["label"] = {1, 2};
+       },
+       "ops[1].label must be a string, not a JSON array"},
+      {[](nlohmann::json& m) { m["ops"][2]["parents"] = "0"; }, "ops[2].parents must be a list"},
+      {[](nlohmann::json& m) { m["ops"][2]["parents"][0] = 0; }, "ops[2].parents[0] must be an object"},
+      {[](nlohmann::json& m) { m["ops"][0]["shape"] = 2; }, "ops[0].shape must be a list"},
+      {[](nlohmann::json& m) { m["ops"] = nlohmann::json::object(); }, "ops must be a list"},
+      {[](nlohmann::json& m) { m["ops"][0] = "op"; }, "ops[0] must be an object"},
+      {[](nlohmann::json& m) { m["outputs"] = "2"; }, "outputs must be a list"},
+      {[](nlohmann::json& m) { m["stats"] = nlohmann::json::array(); }, "stats must be an object"},
+      {[](nlohmann::json& m) { m["device"] = false; }, "device must be a string"},
+      {[](nlohmann::json& m) { m.erase("capture_options"); }, "the manifest has no 'capture_options'"},
+  };
+  for (const auto& [edit, needle] : cases) {
+    SetUp();
+    nlohmann::json json = manifest();
+    edit(json);
+    write_manifest(json);
+    expect_rejected(needle);
+  }
+  std::ofstream(directory_ / kTlspecManifest) << "[1, 2]";
+  expect_rejected("the manifest must be an object");
+  SetUp();
+  edit_header([](nlohmann::json& h) { h["out.0"]["data_offsets"] = "0-8"; });
+  expect_rejected("out.0.data_offsets must be a list");
+  SetUp();
+  edit_header([](nlohmann::json& h) { h["out.0"]["dtype"] = 32; });
+  expect_rejected("out.0.dtype must be a string");
+  SetUp();
+  edit_header([](nlohmann::json& h) { h["out.0"] = 1; });
+  expect_rejected("out.0 must be an object");
+}
+
+// Whole-number fields are read exactly: a fraction or a number past the field's range is rejected,
+// never truncated (nlohmann's get<int> made 0.7 an index 0 and 2^40+1 a schema_version 1).
+TEST_F(TlspecBundle, RejectsFractionsAndOutOfRangeNumbers) {
+  const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> cases{
+      {[](nlohmann::json& m) { m["ops"][0]["index"] = 0.7; }, "ops[0].index must be a whole number"},
+      {[](nlohmann::json& m) { m["ops"][1]["index"] = 1.0; }, "ops[1].index must be a whole number"},
+      {[](nlohmann::json& m) { m["schema_version"] = (1ULL << 40) + 1; }, "has schema_version 1099511627777"},
+      {[](nlohmann::json& m) { m["schema_version"] = 1.5; }, "schema_version must be a whole number"},
+      {[](nlohmann::json& m) { m["ops"][2]["parents"][0]["op"] = 0.5; }, "ops[2].parents[0].op must be a whole number"},
+      {[](nlohmann::json& m) { m["ops"][2]["parents"][1]["position"] = 0.5; },
+       "ops[2].parents[1].position must be a whole number"},
+      {[](nlohmann::json& m) { m["ops"][2]["parents"][1]["position"] = -1; }, "position must be a whole number"},
+      {[](nlohmann::json& m) { m["outputs"] = {2.9}; }, "outputs[0] must be a whole number"},
+      {[](nlohmann::json& m) { m["inputs"] = {-1}; }, "inputs[0] must be a whole number"},
+      {[](nlohmann::json& m) { m["stats"]["evaluations"] = 1.5; }, "stats.evaluations must be a whole number"},
+      {[](nlohmann::json& m) { m["stats"]["kernels"] = 1ULL << 40; }, "stats.kernels is 1099511627776, more than 2147483647"},
+      {[](nlohmann::json& m) { m["ops"][0]["shape"] = {2.0}; }, "ops[0].shape[0] must be a whole number"},
+      {[](nlohmann::json& m) { m["ops"][0]["shape"] = {-2}; }, "ops[0].shape[0] must be a whole number"},
+  };
+  for (const auto& [edit, needle] : cases) {
+    SetUp();
+    nlohmann::json json = manifest();
+    edit(json);
+    write_manifest(json);
+    expect_rejected(needle);
+  }
+  SetUp();
+  edit_header([](nlohmann::json& h) { h["out.0"]["data_offsets"] = {0.0, 8.0}; });
+  expect_rejected("out.0.data_offsets[0] must be a whole number");
+  SetUp();
+  edit_header([](nlohmann::json& h) { h["out.0"]["shape"] = {2.5}; });
+  expect_rejected("out.0.shape[0] must be a whole number");
+  SetUp();
+  edit_header([](nlohmann::json& h) {
+    h["out.01"] = h["out.1"];
+    h.erase("out.1");
+  });
+  expect_rejected("tensor name 'out.01' is not out.N or grad.N");
+}
+
+// A shape whose element count overflows 64 bits (and wrapped to 0) is rejected, not read as empty.
+TEST_F(TlspecBundle, RejectsAShapeWhoseElementCountOverflows) {
+  const std::vector<std::int64_t> huge{4294967296, 4294967296};
+  nlohmann::json json = manifest();
+  json["ops"][1]["shape"] = huge;
+  write_manifest(json);
+  edit_header([&](nlohmann::json& h) {
+    h["out.1"]["shape"] = huge;
+    h["out.1"]["data_offsets"] = {0, 0};
+  });
+  expect_rejected("ops[1].shape declares more than");
+  json["payloads"] = nullptr;  // audit-only: the manifest alone
+  write_manifest(json);
+  expect_rejected("ops[1].shape declares more than");
+}
+
+TEST(Payload, ElementCountIsChecked) {
+  const DType f32 = *dtype_from_name("float32");
+  EXPECT_THROW((Payload{f32, {4294967296, 4294967296}, {}}.numel()), std::length_error);
+  EXPECT_THROW((Payload{f32, {3, -2}, {}}.numel()), std::length_error);
+  EXPECT_EQ((Payload{f32, {4294967296, 4294967296, 0}, {}}.numel()), 0);
+  EXPECT_EQ((Payload{f32, {3, 5}, {}}.numel()), 15);
+}
+
+// Every option the capture was asked for, and the capture stats, survive save and load.
+TEST_F(TlspecBundle, OptionsAndStatsRoundTrip) {
+  Trace trace = small_trace();
+  trace.options.capture.module_identity_mode = "none";
+  trace.options.grad_options.intermediate_grads = true;
+  trace.options.grad_options.loss = "outputs[0].sum()";
+  trace.stats = {1, 7};
+  trace.save(directory_.string());
+  const Trace loaded = Trace::load(directory_.string());
+  EXPECT_EQ(loaded.options.backend, "tinygrad");
+  EXPECT_EQ(loaded.options.capture.module_identity_mode, "none");
+  EXPECT_TRUE(loaded.options.grad_options.intermediate_grads);
+  EXPECT_EQ(loaded.options.grad_options.loss, "outputs[0].sum()");
+  EXPECT_EQ(loaded.stats.evaluations, 1);
+  EXPECT_EQ(loaded.stats.kernels, 7);
+  EXPECT_EQ(first_difference(trace, loaded), std::nullopt);
+  // And the comparison sees options and stats.
+  EXPECT_NE(first_difference(small_trace(), loaded), std::nullopt);
+  Trace other_stats = trace;
+  other_stats.stats.kernels = 8;
+  EXPECT_NE(first_difference(trace, other_stats), std::nullopt);
+}
+
+// inspect --json (trace_to_json): NaN and infinities stay distinguishable, integers stay exact.
+TEST(TraceJson, KeepsNanInfinityAndLargeIntegers) {
+  Trace trace = small_trace();
+  const DType f32 = *dtype_from_name("float32");
+  const double inf = std::numeric_limits<double>::infinity();
+  trace.ops[0].out = Payload::from_doubles(f32, {4}, {std::nan(""), inf, -inf, 1.5});
+  const DType i64 = *dtype_from_name("int64");
+  const DType u64 = *dtype_from_name("uint64");
+  const DType i8 = *dtype_from_name("int8");
+  Payload big{i64, {1}, std::vector<std::uint8_t>(8)};
+  const std::int64_t exact = (std::int64_t{1} << 62) + 1;  // not a double
+  std::memcpy(big.bytes.data(), &exact, 8);
+  trace.ops[1].out = big;
+  trace.ops[2].out = Payload{u64, {1}, std::vector<std::uint8_t>(8, 0xff)};
+  const nlohmann::json json = trace_to_json(trace);
+  EXPECT_EQ(json["ops"][0]["payload"], nlohmann::json({"nan", "inf", "-inf", 1.5}));
+  EXPECT_EQ(json["ops"][1]["payload"][0].get<std::int64_t>(), exact);
+  EXPECT_EQ(json["ops"][2]["payload"][0].get<std::uint64_t>(), std::numeric_limits<std::uint64_t>::max());
+  trace.ops[2].out = Payload::from_doubles(i8, {2}, {-128, 127});
+  EXPECT_EQ(trace_to_json(trace)["ops"][2]["payload"], nlohmann::json({-128, 127}));
 }
 
 }  // namespace
