@@ -11,7 +11,9 @@
 #include <map>
 #include <string>
 
-#include "backends/registry.h"
+#include "backends/tinygrad/protocol.h"
+#include "backends/tinygrad/runtime.h"
+#include "harness/backend_registry.h"
 #include "harness/python_runtime.h"
 
 namespace py = pybind11;
@@ -89,7 +91,7 @@ def per_op_realize(forward, x):
 
 py::dict& scope() {
   static py::dict* models = [] {
-    tl::require_tinygrad();
+    tl::tinygrad::require_tinygrad();
     auto* dict = new py::dict();  // lives for the process: the interpreter is never torn down here
     py::exec(kModels, *dict);
     return dict;
@@ -131,8 +133,9 @@ const std::map<std::string, Body>& bodies() {
        }},
       {"Capture",
        [](benchmark::State& state, const Model& m) {
-         std::size_t ops = tl::trace(m.forward, py::make_tuple(m.x)).size();  // warm: the capture's own kernels compiled
-         for (auto _ : state) ops = tl::trace(m.forward, py::make_tuple(m.x)).size();
+         std::size_t ops =
+             tl::tinygrad::trace(m.forward, py::make_tuple(m.x)).size();  // warm: the capture's own kernels compiled
+         for (auto _ : state) ops = tl::tinygrad::trace(m.forward, py::make_tuple(m.x)).size();
          state.counters["ops"] = static_cast<double>(ops);
          state.counters["s_per_op"] = benchmark::Counter(
              static_cast<double>(ops), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
@@ -154,7 +157,7 @@ const std::map<std::string, Body>& bodies() {
        }},
       {"ReplayValidation",
        [](benchmark::State& state, const Model& m) {
-         const tl::Trace trace = tl::trace(m.forward, py::make_tuple(m.x));
+         const tl::Trace trace = tl::tinygrad::trace(m.forward, py::make_tuple(m.x));
          std::vector<tl::Payload> outputs;
          for (const tl::Op* op : trace.output_ops()) outputs.push_back(*op->out);
          if (!trace.validate_forward_pass(outputs)) state.SkipWithError("validation did not pass");
@@ -165,7 +168,7 @@ const std::map<std::string, Body>& bodies() {
        }},
       {"DerivedGrads",
        [](benchmark::State& state, const Model& m) {
-         tl::Trace trace = tl::trace(m.forward, py::make_tuple(m.x));
+         tl::Trace trace = tl::tinygrad::trace(m.forward, py::make_tuple(m.x));
          tl::GradOptions options;
          options.intermediate_grads = true;
          trace.derive_grads(options);
@@ -174,7 +177,7 @@ const std::map<std::string, Body>& bodies() {
        }},
       {"CaptureMemory",
        [](benchmark::State& state, const Model& m) {
-         tl::trace(m.forward, py::make_tuple(m.x));  // warm: tinygrad's caches are part of the baseline
+         tl::tinygrad::trace(m.forward, py::make_tuple(m.x));  // warm: tinygrad's caches are part of the baseline
          double growth = 0;
          double bytes = 0;
          for (auto _ : state) {
@@ -182,7 +185,7 @@ const std::map<std::string, Body>& bodies() {
            malloc_trim(0);  // freed heap pages go back to the system, so reuse cannot hide growth
            std::ofstream("/proc/self/clear_refs") << "5";
            const long baseline = status_kib("VmRSS");
-           const tl::Trace trace = tl::trace(m.forward, py::make_tuple(m.x));
+           const tl::Trace trace = tl::tinygrad::trace(m.forward, py::make_tuple(m.x));
            growth = static_cast<double>(status_kib("VmHWM") - baseline) * 1024.0;
            bytes = static_cast<double>(payload_bytes(trace));
          }

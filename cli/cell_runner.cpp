@@ -11,6 +11,28 @@ std::string roster_path(const Roster& roster) {
   return file.is_absolute() ? file.string() : (std::filesystem::path(TL_SOURCE_DIR) / file).string();
 }
 
+std::unique_ptr<Reporter> reporter_of(const Args& args) {
+  const std::string format = args.has("json") ? "json" : args.value("format", "console");
+  try {
+    return make_reporter(format, std::cout);
+  } catch (const std::invalid_argument& error) {
+    throw UsageError(error.what());
+  }
+}
+
+std::function<void(const CellRun&, std::size_t, std::size_t)> reporter_progress(Reporter& reporter) {
+  return [&reporter](const CellRun& run, std::size_t done, std::size_t total) {
+    reporter.cell_finished(run.result, run.seconds, done, total);
+  };
+}
+
+std::vector<CellResult> results_of(const std::vector<CellRun>& runs) {
+  std::vector<CellResult> results;
+  results.reserve(runs.size());
+  for (const CellRun& run : runs) results.push_back(run.result);
+  return results;
+}
+
 RunSettings run_settings(const Args& args) {
   RunSettings settings;
   settings.jobs = static_cast<int>(args.integer("jobs", 2, 1, 64));
@@ -20,14 +42,16 @@ RunSettings run_settings(const Args& args) {
   return settings;
 }
 
-ChildSpec cell_spec(const std::string& roster_file, const std::string& row_id, const CellLimits& limits) {
+ChildSpec cell_spec(const BackendSpec& backend, const std::string& roster_file, const std::string& row_id,
+                    const CellLimits& limits) {
   const std::string self = std::filesystem::canonical("/proc/self/exe").string();
-  return cell_child_spec({self, "cell", "--roster", roster_file, "--row", row_id, "--result-fd", std::to_string(kResultFd)},
+  return cell_child_spec({self, "cell", "--backend", backend.name, "--roster", roster_file, "--row", row_id, "--result-fd",
+                          std::to_string(kResultFd)},
                          limits);
 }
 
-std::vector<CellRun> run_cells(const std::vector<Roster>& rosters, const std::vector<std::string>& only,
-                               const RunSettings& settings,
+std::vector<CellRun> run_cells(const BackendSpec& backend, const std::vector<Roster>& rosters,
+                               const std::vector<std::string>& only, const RunSettings& settings,
                                const std::function<void(const CellRun&, std::size_t done, std::size_t total)>& on_done) {
   std::set<std::string> selected(only.begin(), only.end());
   std::vector<CellResult> identities;
@@ -35,12 +59,8 @@ std::vector<CellRun> run_cells(const std::vector<Roster>& rosters, const std::ve
   for (const Roster& roster : rosters) {
     for (const RosterRow& row : roster.rows) {
       if (!selected.empty() && !selected.contains(row.id)) continue;
-      CellResult identity;
-      identity.id = row.id;
-      identity.family = to_string(row.family);
-      identity.roster = row.where;
-      identities.push_back(identity);
-      specs.push_back(cell_spec(roster_path(roster), row.id, settings.limits));
+      identities.push_back(CellResult::of(row));
+      specs.push_back(cell_spec(backend, roster_path(roster), row.id, settings.limits));
     }
   }
   for (const CellResult& identity : identities) selected.erase(identity.id);

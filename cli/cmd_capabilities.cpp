@@ -3,13 +3,12 @@
 #include <filesystem>
 #include <iostream>
 
-#include "backends/registry.h"
 #include "cli/commands.h"
 #include "harness/scorecard.h"
 
 namespace tl::cli {
 
-std::vector<CapabilityRow> capability_rows_from(const std::string& scorecard_path) {
+std::vector<CapabilityRow> capability_rows_from(const BackendSpec& spec, const std::string& scorecard_path) {
   std::map<std::string, CellState> cells;
   try {
     // Checked whole (harness/scorecard.h): a corrupt card is a ScorecardError, never a guess.
@@ -22,18 +21,18 @@ std::vector<CapabilityRow> capability_rows_from(const std::string& scorecard_pat
   } catch (const ScorecardError& error) {
     if (!error.missing()) throw;  // no scorecard at all: every row is untested
   }
-  return summarize_capabilities(backends::spec("tinygrad").capabilities, cells);
+  return summarize_capabilities(spec.capabilities, cells);
 }
 
 int capabilities_command(const Args& args) {
-  const std::string path =
-      args.value("scorecard", (std::filesystem::path(TL_SOURCE_DIR) / "scorecards" / "tinygrad" / "scorecard.json").string());
+  const BackendSpec& spec = backend_of(args);
+  const std::string path = args.value("scorecard", spec.committed_scorecard());
   if (!std::filesystem::exists(path)) std::cerr << "tlconform: no scorecard at " << path << ": every row is untested\n";
-  const std::vector<CapabilityRow> rows = capability_rows_from(path);
+  const std::vector<CapabilityRow> rows = capability_rows_from(spec, path);
   if (args.has("json")) {
     std::cout << capabilities_json(rows).dump(2) << "\n";
   } else if (args.has("markdown")) {
-    std::cout << capabilities_markdown("tinygrad", rows);
+    std::cout << capabilities_markdown(spec.name, rows);
   } else {
     for (const CapabilityRow& row : rows)
       std::cout << to_string(row.state) << "\t" << row.capability.name << "\t(" << row.why << ")\n";

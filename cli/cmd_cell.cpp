@@ -6,7 +6,6 @@
 #include <iostream>
 #include <optional>
 
-#include "backends/registry.h"
 #include "cli/cell_runner.h"
 #include "cli/commands.h"
 #include "harness/atomic_file.h"
@@ -22,8 +21,7 @@ CellResult run_here(const Args& args, const RosterRow& row) {
     channel.emplace(static_cast<int>(args.integer("result-fd", 0, 3, 1 << 20)));
     set_phase_listener([&](const std::string& phase) { channel->phase(phase); });
   }
-  const auto protocol = backends::spec("tinygrad").protocol();
-  CellResult result = run_cell(*protocol, row);
+  CellResult result = run_cell(backend_of(args), row);
   set_phase_listener(nullptr);
   if (channel) channel->result(result);
   return result;
@@ -31,11 +29,8 @@ CellResult run_here(const Args& args, const RosterRow& row) {
 
 CellResult run_isolated(const Args& args, const std::string& roster_file, const RosterRow& row) {
   RunSettings settings = run_settings(args);
-  CellResult identity;
-  identity.id = row.id;
-  identity.family = to_string(row.family);
-  identity.roster = row.where;
-  const ChildOutcome outcome = run_children({cell_spec(roster_file, row.id, settings.limits)}, 1).front();
+  const CellResult identity = CellResult::of(row);
+  const ChildOutcome outcome = run_children({cell_spec(backend_of(args), roster_file, row.id, settings.limits)}, 1).front();
   return cell_result_from_child(outcome, identity, settings.limits);
 }
 
@@ -72,8 +67,7 @@ int cell_command(const Args& args) {
     if (!result.output.empty() && result.state != CellState::Passed) std::cout << "\n" << result.output;
     std::cout << std::endl;
   }
-  if (result.state == CellState::Passed) return kExitPassed;
-  return result.state == CellState::Skipped ? kExitSkipped : kExitFailed;
+  return cell_exit_code(result.state);
 }
 
 }  // namespace tl::cli

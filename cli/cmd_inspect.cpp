@@ -17,7 +17,7 @@ int inspect_command(const Args& args) {
     return kExitPassed;
   }
   print_ops(trace);
-  std::printf("backend %s, tinygrad %s, device %s, %s\n", trace.backend.c_str(), trace.framework_version.c_str(),
+  std::printf("backend %s, framework %s, device %s, %s\n", trace.backend.c_str(), trace.framework_version.c_str(),
               trace.device.c_str(),
               trace.ops.empty() || trace.ops[0].out ? "payloads included (audit-only: no live replay)\n"
                                                     : "saved without payloads (audit-only)\n");

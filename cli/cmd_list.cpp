@@ -14,6 +14,7 @@ std::string bracket(const std::string& text) { return "[==[" + text + "]==]"; }
 }  // namespace
 
 int list_command(const Args& args) {
+  const BackendSpec& spec = backend_of(args);
   const std::vector<Roster> rosters = load_rosters(args);
   if (args.has("ctest")) {
     // Read by tests/conformance/discover_cells.cmake at ctest time: one test per cell, each
@@ -28,8 +29,9 @@ int list_command(const Args& args) {
         all_cells += (all_cells.empty() ? "" : ";") + name;
         // --isolate: each cell under the same supervisor as `run` (time and memory limits, and
         // nothing it started outlives it), so ctest never waits on a process a forward left behind.
-        std::cout << "add_test(" << bracket(name) << " " << bracket(self) << " cell --isolate --roster " << bracket(file)
-                  << " --row " << bracket(row.id) << (record.empty() ? "" : " --record " + bracket(record)) << ")\n"
+        std::cout << "add_test(" << bracket(name) << " " << bracket(self) << " cell --isolate --backend " << bracket(spec.name)
+                  << " --roster " << bracket(file) << " --row " << bracket(row.id)
+                  << (record.empty() ? "" : " --record " + bracket(record)) << ")\n"
                   << "set_tests_properties(" << bracket(name) << " PROPERTIES LABELS "
                   << bracket(std::string("conformance;") + to_string(row.family)) << " SKIP_RETURN_CODE " << kExitSkipped
                   << " TIMEOUT 660 WORKING_DIRECTORY " << bracket(TL_SOURCE_DIR) << ")\n";
@@ -38,8 +40,8 @@ int list_command(const Args& args) {
     if (!record.empty()) {
       // The pinned leg's check: the recorded cells against the committed scorecard.
       const std::string check = "conformance.scorecard_check";
-      std::cout << "add_test(" << bracket(check) << " " << bracket(self) << " scorecard --backend tinygrad --check --from "
-                << bracket(record) << ")\n"
+      std::cout << "add_test(" << bracket(check) << " " << bracket(self) << " scorecard --backend " << bracket(spec.name)
+                << " --check --from " << bracket(record) << ")\n"
                 << "set_tests_properties(" << bracket(check) << " PROPERTIES LABELS " << bracket("conformance;scorecard")
                 << " DEPENDS " << bracket(all_cells) << " WORKING_DIRECTORY " << bracket(TL_SOURCE_DIR) << ")\n";
     }

@@ -7,7 +7,6 @@
 #include <iostream>
 #include <optional>
 
-#include "backends/registry.h"
 #include "cli/cell_runner.h"
 #include "cli/commands.h"
 #include "cli/scorecard_facts.h"
@@ -16,21 +15,13 @@
 
 namespace tl::cli {
 
-void print_cell_line(const CellRun& run, std::size_t done, std::size_t total);
-void print_summary(const nlohmann::json& card);
-std::vector<CellResult> results_of(const std::vector<CellRun>& runs);
-
 namespace {
 
 std::vector<CellRun> recorded_runs(const std::vector<Roster>& rosters, const std::string& directory) {
   std::vector<CellRun> runs;
   for (const Roster& roster : rosters) {
     for (const RosterRow& row : roster.rows) {
-      CellRun run;
-      run.result.id = row.id;
-      run.result.family = to_string(row.family);
-      run.result.roster = row.where;
-      run.result.state = CellState::HarnessError;
+      CellRun run{.result = CellResult::of(row)};
       run.result.message = "no recorded result in " + directory + " (run the cells first: ctest -L conformance)";
       const std::string path = (std::filesystem::path(directory) / (row.id + ".json")).string();
       try {
@@ -53,14 +44,14 @@ std::vector<CellRun> recorded_runs(const std::vector<Roster>& rosters, const std
 }  // namespace
 
 int scorecard_command(const Args& args) {
-  const BackendSpec& spec = backends::spec(args.value("backend", "tinygrad"));
+  const BackendSpec& spec = backend_of(args);
   const std::vector<Roster> rosters = load_rosters(args);
   const std::string leg = args.value("leg", "pinned");
   const std::string out = writable_output(
       "out", args.value("out", (std::filesystem::path(TL_SOURCE_DIR) / "build" / ("scorecard-" + leg + ".json")).string()));
   // The card to check against is read, and checked whole, before any cell runs: a corrupt baseline
   // is its own error (exit 3), and --write cannot change what --check compares with.
-  const std::string baseline_path = args.value("baseline", committed_scorecard_path());
+  const std::string baseline_path = args.value("baseline", spec.committed_scorecard());
   std::optional<nlohmann::json> baseline;
   if (args.has("check")) {
     try {
@@ -70,25 +61,25 @@ int scorecard_command(const Args& args) {
       throw;
     }
   }
-  const std::vector<CellRun> runs =
-      args.values.contains("from")
-          ? recorded_runs(rosters, args.required("from"))
-          : run_cells(rosters, {}, run_settings(args),
-                      [](const CellRun& run, std::size_t done, std::size_t total) { print_cell_line(run, done, total); });
-  const RunFacts facts = scorecard_facts(rosters, runs, leg);
+  const std::unique_ptr<Reporter> reporter = reporter_of(args);
+  const std::vector<CellRun> runs = args.values.contains("from")
+                                        ? recorded_runs(rosters, args.required("from"))
+                                        : run_cells(spec, rosters, {}, run_settings(args), reporter_progress(*reporter));
+  const RunFacts facts = scorecard_facts(spec, rosters, runs, leg);
   const nlohmann::json card = make_scorecard(spec, facts, results_of(runs));
   write_file_atomically(out, card.dump(2) + "\n");
-  print_summary(card);
-  std::cout << "scorecard written to " << out << "\n";
+  reporter->run_finished(card, results_of(runs));
+  // What the command did, and the check's drift, go to stderr: stdout is the report's.
+  std::cerr << "scorecard written to " << out << "\n";
 
   int status = kExitPassed;
   for (const CellRun& run : runs) {
-    if (run.result.state != CellState::Passed && run.result.state != CellState::Skipped) status = kExitFailed;
+    if (is_failure(run.result.state)) status = kExitFailed;
   }
   if (args.has("write")) {
     if (leg != "pinned" || facts.framework_version_seen != spec.pinned_version) {
-      throw UsageError("--write is for the pinned leg on tinygrad " + spec.pinned_version + " (this is leg " + leg + " on " +
-                       facts.framework_version_seen + ")");
+      throw UsageError("--write is for the pinned leg on " + spec.distribution + " " + spec.pinned_version + " (this is leg " +
+                       leg + " on " + facts.framework_version_seen + ")");
     }
     // The pinned leg runs every row and records a suite that passes: a skipped cell would be a hole
     // in the committed card, and a failed one would turn a regression into the new baseline.
@@ -99,23 +90,23 @@ int scorecard_command(const Args& args) {
       }
     }
     for (const CellRun& run : runs) {
-      if (run.result.state != CellState::Passed) {
-        throw UsageError("--write needs every cell passed, and " + run.result.id + " is " + to_string(run.result.state) +
-                         "; the committed scorecard is left as it was");
+      if (is_failure(run.result.state)) {
+        throw UsageError("--write needs every cell to end as its row asks (passed, expected_fail or unsupported), and " +
+                         run.result.id + " is " + to_string(run.result.state) + "; the committed scorecard is left as it was");
       }
     }
-    write_file_atomically(committed_scorecard_path(), card.dump(2) + "\n");
-    std::cout << "committed scorecard updated: " << committed_scorecard_path() << "\n";
+    write_file_atomically(spec.committed_scorecard(), card.dump(2) + "\n");
+    std::cerr << "committed scorecard updated: " << spec.committed_scorecard() << "\n";
   }
   if (baseline) {
     const std::vector<Drift> drift = scorecard_drift(*baseline, card);
     int regressions = 0;
     for (const Drift& d : drift) {
-      std::cout << (d.regression ? "REGRESSION " : "drift      ") << d.what << " " << d.id << ": " << d.before << " -> "
+      std::cerr << (d.regression ? "REGRESSION " : "drift      ") << d.what << " " << d.id << ": " << d.before << " -> "
                 << d.after << "\n";
       regressions += d.regression ? 1 : 0;
     }
-    std::cout << "check against " << baseline_path << ": " << drift.size() << " drift(s), " << regressions << " regression(s)\n";
+    std::cerr << "check against " << baseline_path << ": " << drift.size() << " drift(s), " << regressions << " regression(s)\n";
     if (regressions != 0) status = kExitFailed;
   }
   return status;

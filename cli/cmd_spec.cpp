@@ -1,14 +1,13 @@
 // tlconform spec: the backend's requirement table (no Python is started).
 #include <iostream>
 
-#include "backends/registry.h"
 #include "cli/commands.h"
 #include "harness/scorecard.h"
 
 namespace tl::cli {
 
 int spec_command(const Args& args) {
-  const BackendSpec& spec = backends::spec(args.value("backend", "tinygrad"));
+  const BackendSpec& spec = backend_of(args);
   nlohmann::json json = spec_json(spec);
   json["backend"] = spec.name;
   if (args.values.contains("field")) {

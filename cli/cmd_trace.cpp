@@ -2,8 +2,6 @@
 #include <cstdio>
 #include <iostream>
 
-#include "backends/registry.h"
-#include "backends/tinygrad/row_fixture.h"
 #include "cli/commands.h"
 #include "harness/tlspec.h"
 #include "harness/trace_json.h"
@@ -37,8 +35,7 @@ int trace_command(const Args& args) {
     }
     writable_parent("save", bundle);
   }
-  const tinygrad::RowFixture fixture = tinygrad::build_row(row);
-  const Trace trace = tl::trace(fixture.forward, fixture.inputs, trace_options_from(row.options));
+  const Trace trace = backend_of(args).protocol()->trace_row(row);
   if (args.values.contains("save")) {
     trace.save(args.required("save"), !args.has("no-payloads"));
     std::cerr << "saved " << trace.size() << " ops to " << args.required("save") << std::endl;

@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <iostream>
 
-#include "backends/registry.h"
 #include "cli/commands.h"
 
 namespace tl::cli {
@@ -11,7 +10,7 @@ namespace tl::cli {
 int validate_command(const Args& args) {
   const std::vector<Roster> rosters = load_rosters(args);
   const RosterRow& row = find_row(rosters, args.required("row"));
-  const auto protocol = backends::spec("tinygrad").protocol();
+  const auto protocol = backend_of(args).protocol();
   const RowCapture capture = protocol->capture_row(row);
   const EagerRun eager = protocol->eager_row(row);
   const ValidationStatus status = protocol->validate(capture.trace, eager.outputs);
@@ -20,7 +19,8 @@ int validate_command(const Args& args) {
   } else {
     std::printf("%-5s %-28s %-13s %-10s %s\n", "op", "label", "phase", "decision", "reason");
     for (const Decision& d : status.decisions) {
-      std::printf("%-5zu %-28s %-13s %-10s %s\n", d.op, d.label.c_str(), d.phase.c_str(), d.decision.c_str(), d.reason.c_str());
+      std::printf("%-5zu %-28s %-13s %-10s %s\n", d.op, d.label.c_str(), to_string(d.phase), to_string(d.verdict),
+                  d.reason.c_str());
     }
     std::cout << "state: " << to_string(status.state) << " (" << status.replayed << " ops replayed)";
     if (!status.message.empty()) std::cout << ": " << status.message;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cli/args.h"
+#include "harness/backend_spec.h"
 #include "harness/capabilities.h"
 #include "harness/roster.h"
 
@@ -17,7 +18,11 @@ constexpr int kExitUsage = 2;
 constexpr int kExitBadInput = 3;  // a file the command must read is corrupt (a committed scorecard, ...)
 constexpr int kExitSkipped = 77;
 
-// The roster files named by --roster, or every *.yaml under rosters/tinygrad.
+// The backend a command works on when --backend is not given (a build with one backend: that one).
+constexpr const char* kDefaultBackend = "tinygrad";
+// The spec --backend names (the one helper every command uses); an unknown name is a UsageError.
+const BackendSpec& backend_of(const Args& args);
+// The roster files named by --roster, or every *.yaml under the backend's rosters directory.
 std::vector<Roster> load_rosters(const Args& args);
 const RosterRow& find_row(const std::vector<Roster>& rosters, const std::string& id);
 
@@ -32,7 +37,7 @@ int doctor_command(const Args& args);
 int spec_command(const Args& args);
 int inspect_command(const Args& args);
 
-// The capability table with states from the cells of a pinned-leg scorecard file.
-std::vector<CapabilityRow> capability_rows_from(const std::string& scorecard_path);
+// The capability table of `spec` with states from the cells of a pinned-leg scorecard file.
+std::vector<CapabilityRow> capability_rows_from(const BackendSpec& spec, const std::string& scorecard_path);
 
 }  // namespace tl::cli

@@ -12,7 +12,8 @@
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: tlconform COMMAND [options]
+constexpr const char* kUsage = R"(usage: tlconform COMMAND [--backend NAME] [options]
+Every command works on one backend: --backend NAME (default tinygrad; `tlconform spec` for one).
 commands:
   list [--roster FILE ...] [--ctest [--record DIR]]
                                               rows and cells (no Python is started)
@@ -25,14 +26,16 @@ commands:
                                               run one row's cell in this process, or with --isolate
                                               in a supervised child (--record also writes DIR/ID.json
                                               for scorecard --from)
-  run [--roster FILE ...] [--row ID ...] [--out FILE] [--timeout SECONDS] [--memory SIZE] [--jobs N] [--json]
+  run [--roster FILE ...] [--row ID ...] [--out FILE] [--timeout SECONDS] [--memory SIZE] [--jobs N]
+      [--format console|json|markdown|junit] [--json (= --format json)]
                                               run cells, each in its own supervised process (time
                                               limit, default 600 s; memory limit for its processes,
                                               e.g. 8G, default a share of the available memory);
-                                              print progress and a summary; write a scorecard
-                                              (default build/scorecard.json)
-  scorecard --backend tinygrad [--write] [--check [--baseline FILE]] [--leg NAME] [--from DIR] [--out FILE]
-            [--jobs N] [--timeout SECONDS] [--memory SIZE]
+                                              report each cell as it ends and a summary on stdout
+                                              (--format; every failing check is listed); write a
+                                              scorecard (default build/scorecard.json)
+  scorecard [--write] [--check [--baseline FILE]] [--leg NAME] [--from DIR] [--out FILE]
+            [--jobs N] [--timeout SECONDS] [--memory SIZE] [--format F]
                                               every cell as a scorecard; --write updates the committed
                                               one (pinned leg), --check reports drift against it (or
                                               FILE), fails on regressions
@@ -60,11 +63,11 @@ int main(int argc, char** argv) {
       {"validate", {validate_command, {"roster", "row"}, {"json"}, ""}},
       {"inspect", {inspect_command, {"bundle"}, {"json"}, "bundle"}},
       {"cell", {cell_command, {"roster", "row", "record", "result-fd", "timeout", "memory"}, {"json", "isolate"}, ""}},
-      {"run", {run_command, {"roster", "row", "out", "timeout", "jobs", "leg", "memory"}, {"json"}, ""}},
+      {"run", {run_command, {"roster", "row", "out", "timeout", "jobs", "leg", "memory", "format"}, {"json"}, ""}},
       {"scorecard",
        {scorecard_command,
-        {"backend", "roster", "out", "timeout", "jobs", "leg", "from", "memory", "baseline"},
-        {"write", "check"},
+        {"backend", "roster", "out", "timeout", "jobs", "leg", "from", "memory", "baseline", "format"},
+        {"write", "check", "json"},
         ""}},
       {"doctor", {doctor_command, {"scorecard"}, {"json"}, ""}},
       {"spec", {spec_command, {"backend", "field"}, {"json"}, ""}},
@@ -77,7 +80,9 @@ int main(int argc, char** argv) {
     }
     const auto found = commands.find(argv[1]);
     if (found == commands.end()) throw UsageError(std::string("unknown command '") + argv[1] + "'");
-    const Args args = parse_args(argc, argv, found->second.valued, found->second.switches, found->second.positional);
+    std::set<std::string> valued = found->second.valued;
+    valued.insert("backend");  // every command works on one backend (backend_of)
+    const Args args = parse_args(argc, argv, valued, found->second.switches, found->second.positional);
     return found->second.run(args);
   } catch (const UsageError& error) {
     std::cerr << "tlconform: " << error.what() << "\n(tlconform help lists the commands and their options)\n";

@@ -26,19 +26,16 @@ std::string git_commit() {
 
 }  // namespace
 
-std::string committed_scorecard_path() {
-  return (std::filesystem::path(TL_SOURCE_DIR) / "scorecards" / "tinygrad" / "scorecard.json").string();
-}
-
-RunFacts scorecard_facts(const std::vector<Roster>& rosters, const std::vector<CellRun>& runs, const std::string& leg) {
+RunFacts scorecard_facts(const BackendSpec& spec, const std::vector<Roster>& rosters, const std::vector<CellRun>& runs,
+                         const std::string& leg) {
   RunFacts facts;
   facts.harness_version = TL_HARNESS_VERSION;
   facts.git_commit = git_commit();
   facts.leg = leg;
   try {
-    const RuntimeInfo& runtime = python_runtime();
-    facts.framework_version_seen = runtime.tinygrad_version;
-    facts.python_version = runtime.python_version;
+    facts.python_version = python_runtime().python_version;
+    facts.framework_version_seen = spec.probe ? spec.probe().version : "";
+    if (facts.framework_version_seen.empty()) facts.framework_version_seen = "unavailable";
   } catch (const std::exception& error) {
     facts.framework_version_seen = "unavailable";
   }

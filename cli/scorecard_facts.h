@@ -9,9 +9,7 @@
 
 namespace tl::cli {
 
-RunFacts scorecard_facts(const std::vector<Roster>& rosters, const std::vector<CellRun>& runs, const std::string& leg);
-
-// The committed scorecard of the tinygrad backend.
-std::string committed_scorecard_path();
+RunFacts scorecard_facts(const BackendSpec& spec, const std::vector<Roster>& rosters, const std::vector<CellRun>& runs,
+                         const std::string& leg);
 
 }  // namespace tl::cli

@@ -1,6 +1,8 @@
 // The surface the conformance suite drives. A backend implements it; the harness never names one.
 #pragma once
 
+#include <pybind11/pybind11.h>
+
 #include <string>
 #include <vector>
 
@@ -39,6 +41,10 @@ class BackendProtocol {
  public:
   virtual ~BackendProtocol() = default;
   virtual std::string name() const = 0;
+  // Traces fn(*args): what tl::trace calls once it has found the backend by name.
+  virtual Trace trace(const pybind11::object& fn, const pybind11::tuple& args, const TraceOptions& options) = 0;
+  // Builds the row afresh and traces its forward with its options (what `tlconform trace` shows).
+  virtual Trace trace_row(const RosterRow& row) = 0;
   // Builds the row's tensors and layers afresh (seeding first) and traces its forward.
   virtual RowCapture capture_row(const RosterRow& row) = 0;
   // Builds the row afresh and runs its forward eagerly.

@@ -1,4 +1,7 @@
-// What a backend declares about itself: the requirement table of its page.
+// What a backend declares about itself: the requirement table of its page, what it adds to the
+// shared vocabularies (refusal codes, layer types, manifest names), how it prepares and probes its
+// framework, and how to make its protocol. A backend fills one of these and registers it
+// (backend_registry.h); the harness learns everything about the backend from here.
 #pragma once
 
 #include <functional>
@@ -8,11 +11,27 @@
 
 #include "harness/backend_protocol.h"
 #include "harness/capabilities.h"
+#include "harness/doctor_row.h"
+#include "harness/refusal.h"
 
 namespace tl {
 
+// What a backend found of its framework in this process: the version seen, and doctor rows.
+struct FrameworkProbe {
+  std::string version;  // empty when the framework is not installed or cannot be imported
+  std::vector<DoctorRow> rows;
+};
+
+// A feature a row may require. Some are always there; an opt-in one (rows that download or run
+// long) is on only when the run enables it.
+struct Feature {
+  std::string name;
+  std::function<bool()> enabled;  // empty: always on
+  std::string how_to_enable;      // shown when a row is skipped for it
+};
+
 struct BackendSpec {
-  std::string name;                      // backend="tinygrad"
+  std::string name;                      // backend="NAME"
   std::string distribution;              // the framework's package name
   std::string supported_range;           // e.g. ">=0.13.0,<0.14"
   std::string pinned_version;            // the version the pinned CI leg runs
@@ -21,9 +40,26 @@ struct BackendSpec {
   std::string materialization;           // "lazy" or "eager"
   std::string device;                    // what live payloads need, e.g. "DEV=PYTHON"
   std::vector<Capability> capabilities;  // the "can and cannot" table, each row with its proof cells
+  std::vector<RefusalInfo> refusals;     // codes it adds to the shared registry
+  std::vector<std::string> layer_types;  // what a roster row's `layers.*.type` may name
+  // Row features this backend provides to `requires:` (e.g. a dtype it carries, an opt-in suite).
+  std::vector<Feature> features;
+  // Runs once, before the process's embedded Python starts (environment the framework reads at import).
+  std::function<void()> prepare_interpreter;
+  // Imports and inspects the framework; never throws for what it finds (a problem is a row).
+  std::function<FrameworkProbe()> probe;
   std::function<std::unique_ptr<BackendProtocol>()> make_protocol;
 
   std::unique_ptr<BackendProtocol> protocol() const { return make_protocol(); }
+  // Whether a declared feature is on in this run (an undeclared one never is), and how to turn it on.
+  bool feature_enabled(std::string_view feature) const;
+  std::string feature_hint(std::string_view feature) const;
+  // Where its rows and its committed scorecard live, under the source tree.
+  std::string rosters_directory() const;
+  std::string committed_scorecard() const;
 };
+
+// What the backend's roster rows may name.
+RosterVocabulary roster_vocabulary(const BackendSpec& spec);
 
 }  // namespace tl

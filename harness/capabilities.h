@@ -9,20 +9,21 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/conformance.h"
+#include "harness/cell_state.h"
 
 namespace tl {
 
 enum class CapabilityState { Supported, Unsupported, Untested };
 const char* to_string(CapabilityState state);
 
+// Members default-initialised, so a designated initialiser may name only what it sets.
 struct Capability {
-  std::string name;  // a flag ("has_validation_replay") or a behaviour row of the spec table
+  std::string name{};  // a flag ("has_validation_replay") or a behaviour row of the spec table
   bool is_flag = false;
   bool declared_supported = false;
-  std::string refusal;  // the refusal code, for rows declared unsupported
-  std::string notes;
-  std::vector<std::string> cells;  // ids of the cells that prove the row
+  std::string refusal{};  // the refusal code, for rows declared unsupported
+  std::string notes{};
+  std::vector<std::string> cells{};  // ids of the cells that prove the row
 };
 
 struct CapabilityRow {

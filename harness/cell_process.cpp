@@ -119,7 +119,7 @@ CellResult cell_result_from_child(const ChildOutcome& outcome, CellResult identi
   } else if (reported->id != identity.id) {
     cell.state = CellState::HarnessError;
     cell.message = "the cell process reported a result for '" + trimmed(reported->id, 120) + "', not '" + identity.id + "'";
-  } else if ((reported->state == CellState::Passed) != (outcome.exit_code == 0)) {
+  } else if (cell_exit_code(reported->state) != outcome.exit_code) {
     cell.state = CellState::HarnessError;
     cell.message = std::string("the cell process reported ") + to_string(reported->state) + " but exited with code " +
                    std::to_string(outcome.exit_code);

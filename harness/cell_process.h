@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/cell_result.h"
 #include "harness/child_supervisor.h"
-#include "harness/conformance.h"
 
 namespace tl {
 

@@ -205,7 +205,7 @@ void watch(std::vector<Running>& running, const std::vector<ChildSpec>& specs, p
   }
   for (Running& child : running) {
     if (child.ended) continue;
-    const std::uint64_t resident = tree.resident_bytes(members(tree, child, self));
+    const std::uint64_t resident = tree.memory_bytes(members(tree, child, self));
     child.outcome.peak_resident = std::max(child.outcome.peak_resident, resident);
     const ChildSpec& spec = specs[child.index];
     if (spec.memory_limit != 0 && resident > spec.memory_limit) {

@@ -8,43 +8,68 @@
 
 #include "harness/python_runtime.h"
 #include "harness/scorecard.h"
-#include "harness/version_range.h"
 
 namespace tl {
+
+std::string_view to_string(DoctorStatus status) {
+  switch (status) {
+    case DoctorStatus::Ok:
+      return "ok";
+    case DoctorStatus::Warning:
+      return "warning";
+    case DoctorStatus::Missing:
+      return "missing";
+    case DoctorStatus::Failed:
+      return "failed";
+  }
+  return "?";
+}
+
+std::optional<DoctorStatus> doctor_status_from_string(std::string_view name) {
+  for (DoctorStatus status : {DoctorStatus::Ok, DoctorStatus::Warning, DoctorStatus::Missing, DoctorStatus::Failed}) {
+    if (to_string(status) == name) return status;
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 DoctorRow scorecard_row(const BackendSpec& spec, const std::string& path, const std::string& installed) {
-  DoctorRow row{"backend_scorecard:" + spec.name, "ok", "", ""};
+  DoctorRow row{"backend_scorecard:" + spec.name, DoctorStatus::Ok, "", ""};
   nlohmann::json card;
   try {
     card = read_scorecard(path);  // a regular file, within budgets, of the shape make_scorecard writes
   } catch (const ScorecardError& error) {
     if (error.missing())
-      return {row.name, "missing", "no scorecard at " + path,
+      return {row.name, DoctorStatus::Missing, "no scorecard at " + path,
               "the pinned leg writes it: tlconform scorecard --backend " + spec.name + " --write"};
-    return {row.name, "failed", error.what(), "rewrite it with tlconform scorecard --backend " + spec.name + " --write"};
+    return {row.name, DoctorStatus::Failed, error.what(),
+            "rewrite it with tlconform scorecard --backend " + spec.name + " --write"};
   }
   const nlohmann::json& provenance = card["provenance"];
   // Counted from the cells (checked above), not from the summary, which is only their tally.
   struct Counts {
     int passed = 0;
-    int skipped = 0;
+    int failing = 0;
+    int other = 0;  // skipped, unsupported, expected_fail: not a failure, not a pass
     int total = 0;
   };
   std::map<std::string, Counts> by_family;
   for (const auto& cell : card["cells"]) {
     Counts& counts = by_family[cell["family"].get<std::string>()];
-    const std::string state = cell["state"].get<std::string>();
-    counts.passed += state == "passed" ? 1 : 0;
-    counts.skipped += state == "skipped" ? 1 : 0;
+    const CellState state = *cell_state_from_string(cell["state"].get<std::string>());  // checked above
+    counts.passed += state == CellState::Passed ? 1 : 0;
+    counts.failing += is_failure(state) ? 1 : 0;
+    counts.other += !is_failure(state) && state != CellState::Passed ? 1 : 0;
     ++counts.total;
   }
   std::string families;
   bool all_passed = true;
   for (const auto& [family, counts] : by_family) {
-    all_passed = all_passed && counts.passed + counts.skipped == counts.total;
+    all_passed = all_passed && counts.failing == 0;
     families += (families.empty() ? "" : ", ") + family + " " + std::to_string(counts.passed) + "/" +
-                std::to_string(counts.total) + (counts.skipped != 0 ? " (" + std::to_string(counts.skipped) + " skipped)" : "");
+                std::to_string(counts.total) +
+                (counts.other != 0 ? " (" + std::to_string(counts.other) + " skipped, unsupported or xfail)" : "");
   }
   std::map<std::string, int> capability_states;
   for (const auto& capability : card["capabilities"]) ++capability_states[capability["state"].get<std::string>()];
@@ -54,14 +79,15 @@ DoctorRow scorecard_row(const BackendSpec& spec, const std::string& path, const 
   const std::string seen = provenance.value("framework_version_seen", "?");
   row.value = "maturity " + card["spec"].value("maturity", "?") + ", pinned " +
               provenance.value("framework_version_pinned", "?") + ", leg " + provenance.value("leg", "?") + "; " + families +
-              "; capabilities: " + capabilities + "; installed tinygrad " + (installed.empty() ? "none" : installed) +
-              (installed == seen ? " matches" : " differs from") + " the scorecard's " + seen;
+              "; capabilities: " + capabilities + "; installed " + spec.distribution + " " +
+              (installed.empty() ? "none" : installed) + (installed == seen ? " matches" : " differs from") +
+              " the scorecard's " + seen;
   if (!all_passed) {
-    row.status = "warning";
+    row.status = DoctorStatus::Warning;
     row.hint = "some cells of the committed scorecard did not pass: see " + path;
   } else if (installed != seen) {
-    row.status = "warning";
-    row.hint = "the scorecard was made with tinygrad " + seen + "; this environment may behave differently";
+    row.status = DoctorStatus::Warning;
+    row.hint = "the scorecard was made with " + spec.distribution + " " + seen + "; this environment may behave differently";
   }
   return row;
 }
@@ -72,47 +98,30 @@ std::vector<DoctorRow> doctor_rows(const BackendSpec& spec, const std::string& s
   std::vector<DoctorRow> rows;
   const std::string venv = configured_venv();
   const bool has_venv = std::filesystem::exists(std::filesystem::path(venv) / "bin" / "python");
-  rows.push_back({"venv", has_venv ? "ok" : "missing", venv, has_venv ? "" : "run ci/bootstrap.sh (or point TL_VENV at a venv)"});
+  rows.push_back({"venv", has_venv ? DoctorStatus::Ok : DoctorStatus::Missing, venv,
+                  has_venv ? "" : "run ci/bootstrap.sh (or point TL_VENV at a venv)"});
   std::string installed;
   try {
     const RuntimeInfo& info = python_runtime();
-    rows.push_back({"python", "ok", info.python_version + " (sys.prefix " + info.sys_prefix + ")", ""});
-    installed = info.tinygrad_version;
-    if (installed.empty()) {
-      rows.push_back(
-          {"tinygrad", "missing", info.tinygrad_problem, "install tinygrad==" + spec.pinned_version + " into " + venv});
-    } else if (!info.tinygrad_problem.empty()) {
-      rows.push_back({"tinygrad", "failed", installed + ": " + info.tinygrad_problem, "reinstall tinygrad into the venv"});
-    } else if (!version_in_range(installed, spec.supported_range)) {
-      rows.push_back(
-          {"tinygrad", "failed", installed + " is out of range " + spec.supported_range + " (pinned " + spec.pinned_version + ")",
-           "install a tinygrad inside " + spec.supported_range + "; captures refuse with backend_version_unsupported"});
-    } else {
-      const bool pinned = installed == spec.pinned_version;
-      rows.push_back({"tinygrad", pinned ? "ok" : "warning",
-                      installed + " in range " + spec.supported_range +
-                          (pinned ? ", the pinned version" : ", not the pinned " + spec.pinned_version) + " (" +
-                          info.tinygrad_path + ")",
-                      pinned ? "" : "the scorecard is proven on " + spec.pinned_version});
-    }
-    const std::string device_value =
-        "DEV=" + info.device + (info.device_set_by_user ? " (set by the user)" : " (set by the harness)");
-    rows.push_back(
-        {"device", info.device == "PYTHON" ? "ok" : "warning", device_value,
-         info.device == "PYTHON" ? "" : "live payloads, replay and derived grads need DEV=PYTHON; traces here are audit-only"});
+    rows.push_back({"python", DoctorStatus::Ok, info.python_version + " (sys.prefix " + info.sys_prefix + ")", ""});
+    // The backend's own rows: its framework against the pinned version and range, its device.
+    FrameworkProbe framework = spec.probe ? spec.probe() : FrameworkProbe{};
+    installed = framework.version;
+    rows.insert(rows.end(), framework.rows.begin(), framework.rows.end());
   } catch (const std::exception& error) {
-    rows.push_back({"python", "failed", error.what(), "run ci/bootstrap.sh; the venv's Python must be CPython >= 3.11"});
+    rows.push_back(
+        {"python", DoctorStatus::Failed, error.what(), "run ci/bootstrap.sh; the venv's Python must be CPython >= 3.11"});
   }
-  rows.push_back({"dep:pybind11", "ok", TL_DEP_PYBIND11, ""});
-  rows.push_back({"dep:nlohmann_json", "ok", TL_DEP_NLOHMANN_JSON, ""});
-  rows.push_back({"dep:yaml-cpp", "ok", TL_DEP_YAML_CPP, ""});
-  rows.push_back({"dep:googletest", "ok", TL_DEP_GTEST, ""});
-  rows.push_back({"dep:benchmark", "ok", TL_DEP_BENCHMARK, ""});
+  rows.push_back({"dep:pybind11", DoctorStatus::Ok, TL_DEP_PYBIND11, ""});
+  rows.push_back({"dep:nlohmann_json", DoctorStatus::Ok, TL_DEP_NLOHMANN_JSON, ""});
+  rows.push_back({"dep:yaml-cpp", DoctorStatus::Ok, TL_DEP_YAML_CPP, ""});
+  rows.push_back({"dep:googletest", DoctorStatus::Ok, TL_DEP_GTEST, ""});
+  rows.push_back({"dep:benchmark", DoctorStatus::Ok, TL_DEP_BENCHMARK, ""});
   try {
     rows.push_back(scorecard_row(spec, scorecard_path, installed));
-  } catch (const std::exception& error) {  // whatever else goes wrong with the card, the rows above still print
-    rows.push_back({"backend_scorecard:" + spec.name, "failed", scorecard_path + ": " + error.what(),
-                    "rewrite it with tlconform scorecard --backend " + spec.name + " --write"});
+  } catch (const std::exception& error) {  // the last resort: the other rows still print
+    rows.push_back(
+        {"backend_scorecard:" + spec.name, DoctorStatus::Failed, error.what(), "rewrite it with tlconform scorecard --write"});
   }
   return rows;
 }
@@ -120,7 +129,8 @@ std::vector<DoctorRow> doctor_rows(const BackendSpec& spec, const std::string& s
 std::string doctor_text(const std::vector<DoctorRow>& rows) {
   std::string text;
   for (const DoctorRow& row : rows) {
-    text += row.status + std::string(8 - std::min<std::size_t>(7, row.status.size()), ' ') + row.name + ": " + row.value + "\n";
+    const std::string status(to_string(row.status));
+    text += status + std::string(8 - std::min<std::size_t>(7, status.size()), ' ') + row.name + ": " + row.value + "\n";
     if (!row.hint.empty()) text += "        hint: " + row.hint + "\n";
   }
   return text;
@@ -129,7 +139,7 @@ std::string doctor_text(const std::vector<DoctorRow>& rows) {
 nlohmann::json doctor_json(const std::vector<DoctorRow>& rows) {
   auto json = nlohmann::json::array();
   for (const DoctorRow& row : rows)
-    json.push_back({{"name", row.name}, {"status", row.status}, {"value", row.value}, {"hint", row.hint}});
+    json.push_back({{"name", row.name}, {"status", to_string(row.status)}, {"value", row.value}, {"hint", row.hint}});
   return json;
 }
 

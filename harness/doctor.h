@@ -7,18 +7,14 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/backend_spec.h"
+#include "harness/doctor_row.h"
 
 namespace tl {
 
-struct DoctorRow {
-  std::string name;    // "python", "venv", "tinygrad", "device", "dep:yaml-cpp", "backend_scorecard:tinygrad", ...
-  std::string status;  // "ok", "warning", "missing" or "failed"
-  std::string value;   // what was found
-  std::string hint;    // what to do, when not ok
-};
-
-// Starts the embedded Python if it can (a failure becomes a row), reads the committed scorecard at
-// `scorecard_path`, and reports. Never throws for what it diagnoses.
+// The environment's rows (venv, python, the C++ dependencies), the backend's own (its probe: the
+// framework and its device), and the backend_scorecard:NAME row from the scorecard at
+// `scorecard_path`. Starts the embedded Python if it can (a failure becomes a row); never throws
+// for what it diagnoses.
 std::vector<DoctorRow> doctor_rows(const BackendSpec& spec, const std::string& scorecard_path);
 
 std::string doctor_text(const std::vector<DoctorRow>& rows);

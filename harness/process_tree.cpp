@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -74,11 +75,27 @@ std::vector<pid_t> ProcessTree::children(pid_t parent) const {
   return result;
 }
 
-std::uint64_t ProcessTree::resident_bytes(const std::set<pid_t>& pids) const {
+// A forked child shares its parent's pages until it writes them, so summing resident sets counts
+// those pages once per process and a fork looks like a second copy of the interpreter. The
+// proportional set size (Pss in /proc/PID/smaps_rollup) splits each shared page among its users;
+// the resident set stands in where smaps_rollup cannot be read.
+std::uint64_t ProcessTree::memory_bytes(const std::set<pid_t>& pids) const {
   std::uint64_t total = 0;
   for (pid_t pid : pids) {
     const auto found = processes_.find(pid);
-    if (found != processes_.end()) total += found->second.resident_bytes;
+    if (found == processes_.end()) continue;
+    std::ifstream rollup("/proc/" + std::to_string(pid) + "/smaps_rollup");
+    std::string key;
+    std::uint64_t kilobytes = 0;
+    bool measured = false;
+    while (rollup >> key) {
+      if (key == "Pss:" && rollup >> kilobytes) {
+        measured = true;
+        break;
+      }
+      rollup.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+    }
+    total += measured ? kilobytes * 1024 : found->second.resident_bytes;
   }
   return total;
 }

@@ -26,8 +26,8 @@ class ProcessTree {
   std::set<pid_t> subtree(pid_t root) const;
   // The direct children of `parent`.
   std::vector<pid_t> children(pid_t parent) const;
-  // Resident memory of the given processes, summed.
-  std::uint64_t resident_bytes(const std::set<pid_t>& pids) const;
+  // Memory of the given processes, summed, with pages they share counted once (proportional set).
+  std::uint64_t memory_bytes(const std::set<pid_t>& pids) const;
   bool alive(pid_t pid) const { return processes_.contains(pid); }
   bool zombie(pid_t pid) const { return alive(pid) && processes_.at(pid).zombie; }
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "harness/backend_registry.h"
 #include "harness/errors.h"
 
 namespace py = pybind11;
@@ -15,27 +16,9 @@ namespace {
 
 // Gathers facts inside the interpreter; returned as plain strings so nothing Python is kept.
 constexpr const char* kProbe = R"PY(
-import importlib.metadata, os, sys
+import sys
 def _tl_probe():
-    info = {"python_version": sys.version.split()[0], "sys_prefix": sys.prefix,
-            "tinygrad_version": "", "tinygrad_path": "", "device": "", "problem": ""}
-    try:
-        info["tinygrad_version"] = importlib.metadata.version("tinygrad")
-    except importlib.metadata.PackageNotFoundError:
-        info["problem"] = "tinygrad is not installed in the venv"
-        return info
-    try:
-        import tinygrad
-        from tinygrad import Device
-        info["tinygrad_path"] = os.path.dirname(os.path.realpath(tinygrad.__file__))
-        info["device"] = Device.DEFAULT
-    except Exception as error:
-        info["problem"] = f"import tinygrad failed: {type(error).__name__}: {error}"
-        return info
-    prefix = os.path.realpath(sys.prefix)
-    if os.path.commonpath([prefix, info["tinygrad_path"]]) != prefix:
-        info["problem"] = f"tinygrad was imported from {info['tinygrad_path']}, outside the venv {prefix}"
-    return info
+    return {"python_version": sys.version.split()[0], "sys_prefix": sys.prefix}
 )PY";
 
 std::unique_ptr<py::scoped_interpreter>& interpreter() {
@@ -43,15 +26,16 @@ std::unique_ptr<py::scoped_interpreter>& interpreter() {
   return instance;
 }
 
-void start_interpreter(const std::string& venv, RuntimeInfo& info) {
+void start_interpreter(const std::string& venv) {
   const std::filesystem::path executable = std::filesystem::path(venv) / "bin" / "python";
   if (!std::filesystem::exists(executable)) {
     throw EnvironmentError("no venv at " + venv + " (missing " + executable.string() +
-                           "): run ci/bootstrap.sh, or point TL_VENV at a venv with tinygrad");
+                           "): run ci/bootstrap.sh, or point TL_VENV at a venv with the backends' frameworks");
   }
-  // tinygrad reads DEV once, at import: decide it before the interpreter exists.
-  info.device_set_by_user = std::getenv("DEV") != nullptr;
-  if (!info.device_set_by_user) setenv("DEV", "PYTHON", 1);
+  // Frameworks read their environment once, at import: each backend decides it before Python exists.
+  for (const BackendSpec* spec : backends::all()) {
+    if (spec->prepare_interpreter) spec->prepare_interpreter();
+  }
 
   PyConfig config;
   PyConfig_InitPythonConfig(&config);
@@ -79,31 +63,18 @@ const RuntimeInfo& python_runtime() {
   static RuntimeInfo info;
   if (interpreter()) return info;
   info.venv = configured_venv();
-  start_interpreter(info.venv, info);
+  start_interpreter(info.venv);
   with_python_errors([&] {
     py::dict scope;
     py::exec(kProbe, scope);
     py::dict found = scope["_tl_probe"]();
     info.python_version = found["python_version"].cast<std::string>();
     info.sys_prefix = found["sys_prefix"].cast<std::string>();
-    info.tinygrad_version = found["tinygrad_version"].cast<std::string>();
-    info.tinygrad_path = found["tinygrad_path"].cast<std::string>();
-    info.device = found["device"].cast<std::string>();
-    info.tinygrad_problem = found["problem"].cast<std::string>();
   });
   const auto prefix = std::filesystem::weakly_canonical(info.sys_prefix);
   if (prefix != std::filesystem::weakly_canonical(info.venv)) {
     throw EnvironmentError("the embedded Python runs from " + prefix.string() + ", not the venv " + info.venv + ": is " +
                            info.venv + " a venv made by ci/bootstrap.sh?");
-  }
-  return info;
-}
-
-const RuntimeInfo& require_tinygrad() {
-  const RuntimeInfo& info = python_runtime();
-  if (!info.tinygrad_problem.empty()) {
-    throw EnvironmentError(info.tinygrad_problem + " (venv " + info.venv +
-                           "): run ci/bootstrap.sh, or install tinygrad into that venv");
   }
   return info;
 }

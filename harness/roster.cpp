@@ -12,9 +12,11 @@
 #include <regex>
 #include <set>
 
+#include "harness/cell_kinds.h"
 #include "harness/dtype.h"
 #include "harness/refusal.h"
 #include "harness/trace_options.h"
+#include "harness/version_range.h"
 
 namespace tl {
 namespace {
@@ -31,6 +33,24 @@ constexpr int kMaxArgumentDepth = 16;
 // aliased node again each time it reaches it, and stops here.
 constexpr std::size_t kMaxFileValues = std::size_t{1} << 21;
 const std::string kAliasNote = " (an anchor counts again at every alias to it)";
+
+// "a, b or c", for errors that list what may be written (the keys of a map, or a set's names).
+template <class Names>
+std::string joined(const Names& names) {
+  std::string text;
+  std::size_t i = 0;
+  for (const auto& entry : names) {
+    std::string name;
+    if constexpr (requires { entry.first; }) {
+      name = entry.first;
+    } else {
+      name = entry;
+    }
+    text += (i == 0 ? "" : i + 1 == std::size(names) ? " or " : ", ") + name;
+    ++i;
+  }
+  return text.empty() ? "(none)" : text;
+}
 
 std::string format_number(double value) {
   char text[32];
@@ -67,7 +87,7 @@ std::optional<std::string> element_problem(const DType& dtype, double value) {
 
 class Reader {
  public:
-  explicit Reader(std::string file) : file_(std::move(file)) {}
+  Reader(std::string file, const RosterVocabulary& vocabulary) : file_(std::move(file)), vocabulary_(vocabulary) {}
 
   SourceLocation at(const YAML::Node& node) const { return {file_, node.Mark().line + 1}; }
   [[noreturn]] void fail(const YAML::Node& node, const std::string& message) const { throw RosterError(at(node), message); }
@@ -280,29 +300,34 @@ class Reader {
   }
 
   std::vector<LayerSpec> layers(const YAML::Node& node) const {
-    static const std::set<std::string> known_types{"Linear",    "Conv1d",    "Conv2d",    "ConvTranspose2d", "LayerNorm",
-                                                   "GroupNorm", "BatchNorm", "Embedding", "RMSNorm"};
     std::vector<LayerSpec> specs;
     for_each_key(node, "layers", {}, [&](const std::string& name, const YAML::Node& value) {
       check_python_name(name, value, "layers");
       LayerSpec spec;
       spec.name = name;
       spec.where = at(value);
-      for_each_key(value, "layers." + name, {"type", "args", "kwargs"}, [&](const std::string& key, const YAML::Node& item) {
-        if (key == "type") {
-          spec.type = scalar(item, "layers." + name + ".type");
-          if (!known_types.contains(spec.type))
-            fail(item, "layer type '" + spec.type + "' is not a tinygrad.nn layer this harness builds");
-        } else if (key == "args") {
-          if (!item.IsSequence()) fail(item, "layers." + name + ".args must be a list");
-          std::size_t used = 0;
-          spec.args = to_json(item, item, "layers." + name + ".args", used);
-        } else {
-          if (!item.IsMap()) fail(item, "layers." + name + ".kwargs must be a mapping");
-          std::size_t used = 0;
-          spec.kwargs = to_json(item, item, "layers." + name + ".kwargs", used);
-        }
-      });
+      for_each_key(value, "layers." + name, {"type", "args", "kwargs", "set"},
+                   [&](const std::string& key, const YAML::Node& item) {
+                     if (key == "type") {
+                       spec.type = scalar(item, "layers." + name + ".type");
+                       if (!vocabulary_.layer_types.contains(spec.type)) {
+                         std::string known;
+                         for (const std::string& type : vocabulary_.layer_types) known += (known.empty() ? "" : ", ") + type;
+                         fail(item, "layer type '" + spec.type + "' is not a layer the " + vocabulary_.backend +
+                                        " backend builds (" + known + ")");
+                       }
+                     } else if (key == "set") {
+                       spec.set = tensor_map(item, "layers." + name + ".set");
+                     } else if (key == "args") {
+                       if (!item.IsSequence()) fail(item, "layers." + name + ".args must be a list");
+                       std::size_t used = 0;
+                       spec.args = to_json(item, item, "layers." + name + ".args", used);
+                     } else {
+                       if (!item.IsMap()) fail(item, "layers." + name + ".kwargs must be a mapping");
+                       std::size_t used = 0;
+                       spec.kwargs = to_json(item, item, "layers." + name + ".kwargs", used);
+                     }
+                   });
       if (spec.type.empty()) fail(value, "layers." + name + " needs a 'type'");
       specs.push_back(std::move(spec));
     });
@@ -355,71 +380,102 @@ class Reader {
     return expect;
   }
 
+  // `requires:` is a list of features the backend declares and version ranges of its framework.
+  std::vector<Requirement> requirements(const YAML::Node& node) const {
+    const std::string& distribution = vocabulary_.distribution;
+    if (!node.IsSequence() || node.size() == 0)
+      fail(node, "requires must be a list such as [bf16] or [" + distribution + ">=1.0]");
+    std::vector<Requirement> result;
+    for (const auto& item : node) {
+      const std::string text = scalar(item, "requires");
+      Requirement requirement{.where = at(item)};
+      const bool is_range = !distribution.empty() && text.size() > distribution.size() && text.starts_with(distribution) &&
+                            std::string("<>=").find(text[distribution.size()]) != std::string::npos;
+      if (is_range) {
+        requirement.version_range = text.substr(distribution.size());
+        try {
+          version_in_range("0", requirement.version_range);
+        } catch (const std::invalid_argument& error) {
+          fail(item, "'" + text + "' is not a version range such as " + distribution + ">=0.13,<0.14: " + error.what());
+        }
+      } else if (vocabulary_.features.contains(text)) {
+        requirement.feature = text;
+      } else {
+        fail(item, "'" + text + "' is neither a feature the " + vocabulary_.backend + " backend declares (" +
+                       joined(vocabulary_.features) + ") nor a version range such as " + distribution + ">=1.0");
+      }
+      result.push_back(requirement);
+    }
+    return result;
+  }
+
   RosterRow row(const YAML::Node& node) const {
     RosterRow row;
     row.where = at(node);
     bool has_family = false;
     std::optional<YAML::Node> capture_key;  // an expectation only capturing rows take
-    for_each_key(
-        node, "a row",
-        {"id", "family", "description", "seed", "inputs", "tensors", "layers", "options", "request", "capability", "setup",
-         "forward", "expect"},
-        [&](const std::string& key, const YAML::Node& value) {
-          if (key == "id") {
-            row.id = scalar(value, "id");
-            row.where = at(value);
-            if (row.id.size() > kMaxIdLength) {
-              fail(value, "id is " + std::to_string(row.id.size()) + " characters long, more than " +
-                              std::to_string(kMaxIdLength) + " (it names a CTest test and the files a cell writes)");
-            }
-            static const std::regex valid_id("[a-z][a-z0-9_]*");
-            if (!std::regex_match(row.id, valid_id)) {
-              fail(value, "id '" + row.id + "' must be lower_snake_case (it names a CTest test)");
-            }
-          } else if (key == "family") {
-            const std::string name = scalar(value, "family");
-            const auto family = family_from_string(name);
-            if (!family)
-              fail(value, "family '" + name + "' is not one of config_built, random_init, ecosystem, refusal, capability");
-            row.family = *family;
-            has_family = true;
-          } else if (key == "description") {
-            row.description = scalar(value, "description");
-          } else if (key == "seed") {
-            row.seed = static_cast<std::uint64_t>(integer(value, "seed", 0, std::int64_t{1} << 53));
-          } else if (key == "inputs") {
-            row.inputs = tensor_map(value, "inputs");
-          } else if (key == "tensors") {
-            row.tensors = tensor_map(value, "tensors");
-          } else if (key == "layers") {
-            row.layers = layers(value);
-          } else if (key == "setup") {
-            row.setup = scalar(value, "setup");
-          } else if (key == "capability") {
-            row.capability = scalar(value, "capability");
-            static const std::set<std::string> flags{"has_validation_replay", "payload_materialization",
-                                                     "intermediate_derived_grads"};
-            if (!flags.contains(row.capability)) {
-              fail(value, "capability must be has_validation_replay, payload_materialization or intermediate_derived_grads");
-            }
-          } else if (key == "request") {
-            row.request = scalar(value, "request");
-            if (row.request != "trace" && row.request != "validate_loaded" && row.request != "derive_grads_loaded") {
-              fail(value, "request must be trace, validate_loaded or derive_grads_loaded");
-            }
-          } else if (key == "options") {
-            for_each_key(value, "options", {}, [&](const std::string& name, const YAML::Node& option) {
-              row.options[name] = scalar(option, "options." + name);
-              // Known options are checked here; unknown names load (the backend must refuse them).
-              if (const auto problem = trace_option_problem(name, row.options[name])) fail(option, *problem);
-            });
-          } else if (key == "forward") {
-            row.forward = scalar(value, "forward");
-            row.forward_where = at(value);
-          } else {
-            row.expect = expectations(value, capture_key);
-          }
-        });
+    for_each_key(node, "a row",
+                 {"id", "family", "description", "seed", "inputs", "tensors", "layers", "options", "request", "capability",
+                  "setup", "forward", "expect", "requires", "xfail"},
+                 [&](const std::string& key, const YAML::Node& value) {
+                   if (key == "id") {
+                     row.id = scalar(value, "id");
+                     row.where = at(value);
+                     if (row.id.size() > kMaxIdLength) {
+                       fail(value, "id is " + std::to_string(row.id.size()) + " characters long, more than " +
+                                       std::to_string(kMaxIdLength) + " (it names a CTest test and the files a cell writes)");
+                     }
+                     static const std::regex valid_id("[a-z][a-z0-9_]*");
+                     if (!std::regex_match(row.id, valid_id)) {
+                       fail(value, "id '" + row.id + "' must be lower_snake_case (it names a CTest test)");
+                     }
+                   } else if (key == "family") {
+                     const std::string name = scalar(value, "family");
+                     const auto kind = cell_kinds().find(name);
+                     if (kind == cell_kinds().end()) fail(value, "family '" + name + "' is not one of " + joined(cell_kinds()));
+                     row.family = kind->second.family;
+                     has_family = true;
+                   } else if (key == "description") {
+                     row.description = scalar(value, "description");
+                   } else if (key == "seed") {
+                     row.seed = static_cast<std::uint64_t>(integer(value, "seed", 0, std::int64_t{1} << 53));
+                   } else if (key == "inputs") {
+                     row.inputs = tensor_map(value, "inputs");
+                   } else if (key == "tensors") {
+                     row.tensors = tensor_map(value, "tensors");
+                   } else if (key == "layers") {
+                     row.layers = layers(value);
+                   } else if (key == "setup") {
+                     row.setup = scalar(value, "setup");
+                   } else if (key == "capability") {
+                     row.capability = scalar(value, "capability");
+                     if (!capability_proofs().contains(row.capability))
+                       fail(value, "capability must be one of " + joined(capability_proofs()) + ", not '" + row.capability + "'");
+                   } else if (key == "requires") {
+                     row.requirements = requirements(value);
+                   } else if (key == "xfail") {
+                     row.xfail = scalar(value, "xfail");
+                     if (row.xfail.empty()) fail(value, "xfail needs a reason: why this row is expected to fail");
+                   } else if (key == "request") {
+                     row.request = scalar(value, "request");
+                     if (row.request != "trace" && row.request != "validate_loaded" && row.request != "derive_grads_loaded") {
+                       fail(value, "request must be trace, validate_loaded or derive_grads_loaded");
+                     }
+                   } else if (key == "options") {
+                     std::map<std::string, std::string> spelled;
+                     for_each_key(value, "options", {}, [&](const std::string& name, const YAML::Node& option) {
+                       spelled[name] = scalar(option, "options." + name);
+                       // Known options are checked here; unknown names load (the backend must refuse them).
+                       if (const auto problem = trace_option_problem(name, spelled[name])) fail(option, *problem);
+                     });
+                     row.options = trace_options_from(spelled);
+                   } else if (key == "forward") {
+                     row.forward = scalar(value, "forward");
+                     row.forward_where = at(value);
+                   } else {
+                     row.expect = expectations(value, capture_key);
+                   }
+                 });
     if (row.id.empty()) fail(node, "a row needs an 'id'");
     if (!has_family) fail(node, "row '" + row.id + "' needs a 'family'");
     if (row.forward.empty()) fail(node, "row '" + row.id + "' needs a 'forward' (a Python expression over its inputs)");
@@ -451,11 +507,14 @@ class Reader {
 
  private:
   std::string file_;
+  const RosterVocabulary& vocabulary_;
   mutable std::size_t spent_ = 0;  // values and entries walked so far (see kMaxFileValues)
   mutable int last_key_line_ = 0;  // line of the last mapping key read
 };
 
 }  // namespace
+
+std::string Requirement::str() const { return feature.empty() ? "version " + version_range : feature; }
 
 const char* to_string(Family family) {
   switch (family) {
@@ -473,13 +532,6 @@ const char* to_string(Family family) {
   return "?";
 }
 
-std::optional<Family> family_from_string(const std::string& name) {
-  for (Family family : {Family::ConfigBuilt, Family::RandomInit, Family::Ecosystem, Family::Refusal, Family::Capability}) {
-    if (name == to_string(family)) return family;
-  }
-  return std::nullopt;
-}
-
 std::string display_path(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code error;
@@ -490,9 +542,9 @@ std::string display_path(const std::string& path) {
   return path;
 }
 
-Roster load_roster(const std::string& path) {
+Roster load_roster(const std::string& path, const RosterVocabulary& vocabulary) {
   Roster roster{display_path(path), {}};
-  const Reader reader(roster.file);
+  const Reader reader(roster.file, vocabulary);
   YAML::Node document;
   try {
     document = YAML::LoadFile(path);
@@ -523,11 +575,11 @@ Roster load_roster(const std::string& path) {
   return roster;
 }
 
-std::vector<Roster> load_rosters(const std::vector<std::string>& paths) {
+std::vector<Roster> load_rosters(const std::vector<std::string>& paths, const RosterVocabulary& vocabulary) {
   std::vector<Roster> rosters;
   std::map<std::string, SourceLocation> ids;  // id -> where it was first written, across every file
   for (const std::string& path : paths) {
-    Roster roster = load_roster(path);
+    Roster roster = load_roster(path, vocabulary);
     for (const RosterRow& row : roster.rows) {
       const auto [first, inserted] = ids.emplace(row.id, row.where);
       if (!inserted) {

@@ -5,11 +5,14 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "harness/trace_options.h"
 
 namespace tl {
 
@@ -35,7 +38,6 @@ class RosterError : public std::runtime_error {
 // capability rows prove one declared capability flag on a forward.
 enum class Family { ConfigBuilt, RandomInit, Ecosystem, Refusal, Capability };
 const char* to_string(Family family);
-std::optional<Family> family_from_string(const std::string& name);
 
 // A tensor built from fixed values before the forward runs.
 struct TensorSpec {
@@ -50,12 +52,14 @@ struct TensorSpec {
   SourceLocation where;
 };
 
-// A default-init tinygrad.nn layer, built after seeding tinygrad's RNG.
+// A default-init layer of the framework (e.g. tinygrad.nn), built after seeding the RNG.
 struct LayerSpec {
   std::string name;
-  std::string type;  // a class of tinygrad.nn: Linear, Conv2d, LayerNorm, ...
+  std::string type;  // a layer type of the backend's vocabulary: Linear, Conv2d, BatchNorm, ...
   nlohmann::json args = nlohmann::json::array();
   nlohmann::json kwargs = nlohmann::json::object();
+  // Attributes set on the built layer before the forward (e.g. BatchNorm's running statistics).
+  std::vector<TensorSpec> set;
   SourceLocation where;
 };
 
@@ -74,20 +78,30 @@ struct Expectations {
   SourceLocation where;
 };
 
+// One entry of a row's `requires:` (as LLVM lit's REQUIRES): a feature the backend declares, or a
+// version range of its framework written after the distribution's name ("tinygrad>=0.14").
+struct Requirement {
+  std::string feature;        // e.g. "ecosystem", "bf16"; empty for a version range
+  std::string version_range;  // e.g. ">=0.14"; empty for a feature
+  SourceLocation where;
+  std::string str() const;  // as written
+};
+
 struct RosterRow {
   std::string id;
   Family family = Family::ConfigBuilt;
   std::string description;
-  std::optional<std::uint64_t> seed;  // tinygrad's Tensor.manual_seed before anything is built
+  std::optional<std::uint64_t> seed;  // the framework's RNG seed (Tensor.manual_seed) before anything is built
   std::vector<TensorSpec> inputs;     // positional arguments of the forward, in order
   std::vector<TensorSpec> tensors;    // closure tensors the forward reads
   std::vector<LayerSpec> layers;
   // Python run after seeding and before the tensors, in the row's scope: how an ecosystem row
   // builds a model by import path (e.g. `from tinygrad.llm.model import TransformerBlock`).
   std::string setup;
-  // Trace options as written (module_identity_mode, random_seed, backend, capability requests such
-  // as backward_capture: true, or any other name, which the backend must refuse).
-  std::map<std::string, std::string> options;
+  // Trace options, parsed as the roster loads (module_identity_mode, random_seed, capability
+  // requests such as backward_capture: true; any other name lands in `other`, which the backend
+  // must refuse).
+  TraceOptions options;
   // Refusal rows: what is asked. "trace" (the default) traces with the options; "validate_loaded"
   // and "derive_grads_loaded" capture, save and load a .tlspec, then ask the audit-only trace.
   std::string request = "trace";
@@ -95,6 +109,12 @@ struct RosterRow {
   std::string forward;     // a Python expression, or a function body with `return`
   SourceLocation forward_where;
   Expectations expect;
+  // `requires:`: a feature this run has not enabled skips the cell; a version range the installed
+  // framework is outside makes it unsupported. An ecosystem row requires `ecosystem` implicitly.
+  std::vector<Requirement> requirements;
+  // `xfail:` with a reason: a known limit as data. The cell is expected to fail (or be refused); it
+  // is expected_fail when it does and unexpected_pass (a failure) when it passes.
+  std::string xfail;
   SourceLocation where;  // the row's `id:` line
 };
 
@@ -106,12 +126,20 @@ struct Roster {
 // Longest row id: it names a CTest test and the files a cell writes.
 constexpr std::size_t kMaxIdLength = 100;
 
+// What the rows of one backend's rosters may name, from that backend's spec (backend_spec.h).
+struct RosterVocabulary {
+  std::string backend;                // named in errors
+  std::set<std::string> layer_types;  // `layers.*.type`
+  std::set<std::string> features;     // what `requires:` may name
+  std::string distribution;           // the framework's name, before a version range in `requires:`
+};
+
 // Loads and checks one roster file; throws RosterError citing file:line.
-Roster load_roster(const std::string& path);
+Roster load_roster(const std::string& path, const RosterVocabulary& vocabulary);
 
 // Loads and checks several roster files as one suite: each file as load_roster does, and ids unique
 // across all of them (a duplicate cites its own file:line and the first one's).
-std::vector<Roster> load_rosters(const std::vector<std::string>& paths);
+std::vector<Roster> load_rosters(const std::vector<std::string>& paths, const RosterVocabulary& vocabulary);
 
 // The path as rosters and scorecards show it: relative to the source tree when inside it.
 std::string display_path(const std::string& path);

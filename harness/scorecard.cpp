@@ -64,15 +64,19 @@ nlohmann::json make_scorecard(const BackendSpec& spec, const RunFacts& facts, co
   card["cells"] = nlohmann::json::array();
   std::map<std::string, CellState> states;
   for (const CellResult& cell : cells) {
-    // Check names and verdicts only: details and messages carry numbers and paths that vary by run.
+    // Check names and verdicts; the why (message and each failed check's detail) only for a cell that
+    // did not pass, so a reader of the card can tell why without rerunning it.
     nlohmann::json entry{
         {"id", cell.id}, {"family", cell.family}, {"roster", cell.roster.str()}, {"state", to_string(cell.state)}};
     if (!cell.refusal_code.empty()) entry["refusal_code"] = cell.refusal_code;
     if (cell.ops) entry["ops"] = *cell.ops;
+    if (cell.state != CellState::Passed && !cell.message.empty()) entry["message"] = cell.message.substr(0, 2000);
     entry["checks"] = nlohmann::json::array();
     for (const Check& check : cell.checks) {
       entry["checks"].push_back(check.name);
-      if (!check.passed) entry["failed_checks"].push_back(check.name);
+      if (check.passed) continue;
+      entry["failed_checks"].push_back(check.name);
+      entry["failures"].push_back({{"check", check.name}, {"detail", check.detail.substr(0, 2000)}});
     }
     card["cells"].push_back(entry);
     states[cell.id] = cell.state;
@@ -126,10 +130,9 @@ void check_strings(const nlohmann::json& entry, const char* key, const std::stri
   }
 }
 
-std::string cell_states() {
+std::string cell_state_names() {
   std::string names;
-  for (int i = 0; i <= static_cast<int>(CellState::HarnessError); ++i)
-    names += (names.empty() ? "" : ", ") + std::string(to_string(static_cast<CellState>(i)));
+  for (const CellStateInfo& state : cell_states()) names += (names.empty() ? "" : ", ") + std::string(state.name);
   return names;
 }
 
@@ -167,12 +170,17 @@ void check_scorecard(const nlohmann::json& card, const std::string& source) {
       bad(source,
           "cell " + id + " appears twice (cells[" + std::to_string(first->second) + "] and cells[" + std::to_string(i) + "])");
     const std::string state = required_string(cell, "state", source, where);
-    if (!cell_state_from_string(state)) bad(source, "cell " + id + " has state '" + state + "', not one of " + cell_states());
+    if (!cell_state_from_string(state))
+      bad(source, "cell " + id + " has state '" + state + "', not one of " + cell_state_names());
     required_string(cell, "family", source, where);
     required_string(cell, "roster", source, where);
     required(cell, "checks", source, where);
     check_strings(cell, "checks", source, where);
     if (cell.contains("failed_checks")) check_strings(cell, "failed_checks", source, where);
+    if (cell.contains("message") && !cell["message"].is_string())
+      bad(source, where + ".message must be a string, not " + json_excerpt(cell["message"]));
+    if (cell.contains("failures") && !cell["failures"].is_array())
+      bad(source, where + ".failures must be a list, not " + json_excerpt(cell["failures"]));
     if (cell.contains("refusal_code") && !cell["refusal_code"].is_string())
       bad(source, where + ".refusal_code must be a string, not " + json_excerpt(cell["refusal_code"]));
     if (cell.contains("ops") && !cell["ops"].is_number_unsigned())
@@ -229,11 +237,14 @@ std::vector<Drift> scorecard_drift(const nlohmann::json& committed, const nlohma
       if (!seen.contains(id)) drift.push_back({what, id, was, "absent", true});
     }
   };
-  // A skipped cell was not run here (an ecosystem row without TORCHLENS_CONFORMANCE_ECOSYSTEM=1):
+  // The state table decides (cell_state.h): a skipped cell (a feature this run did not enable) is
   // drift to report, never a pass, but not a regression either. A capability that loses its proof
   // follows its cells; only a flip between supported and unsupported is a regression of its own.
-  compare("cells", "cell", "id",
-          [](const std::string& was, const std::string& now) { return was == "passed" && now != "passed" && now != "skipped"; });
+  compare("cells", "cell", "id", [](const std::string& was, const std::string& now) {
+    if (was == "absent") return false;
+    // check_scorecard ran first: both are states of the table.
+    return is_regression(*cell_state_from_string(was), *cell_state_from_string(now));
+  });
   compare("capabilities", "capability", "name",
           [](const std::string& was, const std::string& now) { return was != "untested" && now != "untested" && now != was; });
   return drift;

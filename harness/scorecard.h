@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/backend_spec.h"
-#include "harness/conformance.h"
+#include "harness/cell_result.h"
 
 namespace tl {
 

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/atomic_file.h"
+#include "harness/backend_registry.h"
 #include "harness/json_file.h"
 #include "harness/trace.h"
 
@@ -319,7 +320,9 @@ Trace Trace::load(const std::string& directory) {
     }
     Trace trace;
     trace.backend = text(member(manifest, "backend", f, ""), f, "backend");
-    if (trace.backend != "tinygrad") reject(f, "is for backend '" + trace.backend + "', not tinygrad");
+    const std::vector<std::string> known = backends::names();
+    if (std::find(known.begin(), known.end(), trace.backend) == known.end())
+      reject(f, "is for backend '" + trace.backend + "', which this build does not have");
     trace.framework_version = text(member(manifest, "framework_version", f, ""), f, "framework_version");
     trace.device = text(member(manifest, "device", f, ""), f, "device");
 

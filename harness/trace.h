@@ -26,20 +26,21 @@ struct ParentRef {
   bool operator==(const ParentRef&) const = default;
 };
 
+// Members default-initialised, so a designated initialiser may name only what it sets.
 struct Op {
   std::size_t index = 0;
-  std::string label;         // stable and readable, e.g. "matmul.reduce:0"
-  std::string framework_op;  // the tinygrad UOp op name, e.g. "REDUCE"
+  std::string label{};         // stable and readable, e.g. "matmul.reduce:0"
+  std::string framework_op{};  // the tinygrad UOp op name, e.g. "REDUCE"
   OpKind kind = OpKind::Compute;
   // For constants: "closure" (a tensor that existed before the forward) or "literal" (made inside it).
-  std::optional<std::string> constant_kind;
-  DType dtype;
-  std::vector<std::int64_t> shape;
-  std::vector<ParentRef> parents;
-  std::optional<Payload> out;   // the value; absent only in a bundle saved without payloads
-  std::optional<Payload> grad;  // d loss / d this op, where derived
-  std::string module;           // provenance: the framework method that made the op (tinygrad metadata)
-  std::string call_site;        // provenance: file:line where known
+  std::optional<std::string> constant_kind{};
+  DType dtype{};
+  std::vector<std::int64_t> shape{};
+  std::vector<ParentRef> parents{};
+  std::optional<Payload> out{};   // the value; absent only in a bundle saved without payloads
+  std::optional<Payload> grad{};  // d loss / d this op, where derived
+  std::string module{};           // provenance: the framework method that made the op (tinygrad metadata)
+  std::string call_site{};        // provenance: file:line where known
 };
 
 class Trace;

@@ -30,10 +30,10 @@ struct CapabilityRequests {
 };
 
 struct TraceOptions {
-  std::string backend = "tinygrad";
+  std::string backend;  // the backend tl::trace sends the call to (e.g. "tinygrad"); a protocol fills in its own
   CaptureOptions capture;
   GradOptions grad_options;
-  std::optional<std::uint64_t> random_seed;  // refused: seed tinygrad yourself before building
+  std::optional<std::uint64_t> random_seed;  // refused: seed the framework yourself before building
   CapabilityRequests requests;
   // Any other trace option, by name and value as the caller spelled it (refused, naming it).
   std::map<std::string, std::string> other;

@@ -1,27 +1,70 @@
 #include "harness/validation.h"
 
+#include <array>
+#include <utility>
+
 namespace tl {
 
-const char* to_string(ValidationState state) {
-  switch (state) {
-    case ValidationState::Passed:
-      return "passed";
-    case ValidationState::Failed:
-      return "failed";
-    case ValidationState::Unverified:
-      return "unverified";
-    case ValidationState::Unavailable:
-      return "unavailable";
+namespace {
+
+// Each enum's one table of names: to_string and from_string both read it.
+constexpr std::array<std::pair<ValidationState, const char*>, 4> kStateNames{{
+    {ValidationState::Passed, "passed"},
+    {ValidationState::Failed, "failed"},
+    {ValidationState::Unverified, "unverified"},
+    {ValidationState::Unavailable, "unavailable"},
+}};
+
+constexpr std::array<std::pair<ValidationPhase, const char*>, 4> kPhaseNames{{
+    {ValidationPhase::Structure, "structure"},
+    {ValidationPhase::GroundTruth, "ground_truth"},
+    {ValidationPhase::Replay, "replay"},
+    {ValidationPhase::Perturbation, "perturbation"},
+}};
+
+constexpr std::array<std::pair<DecisionVerdict, const char*>, 4> kVerdictNames{{
+    {DecisionVerdict::Pass, "pass"},
+    {DecisionVerdict::Fail, "fail"},
+    {DecisionVerdict::Exempt, "exempt"},
+    {DecisionVerdict::Unverified, "unverified"},
+}};
+
+template <typename Enum, std::size_t N>
+const char* name_in(const std::array<std::pair<Enum, const char*>, N>& names, Enum value) {
+  for (const auto& [entry, name] : names) {
+    if (entry == value) return name;
   }
   return "?";
 }
+
+template <typename Enum, std::size_t N>
+std::optional<Enum> value_in(const std::array<std::pair<Enum, const char*>, N>& names, std::string_view name) {
+  for (const auto& [entry, entry_name] : names) {
+    if (name == entry_name) return entry;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+const char* to_string(ValidationState state) { return name_in(kStateNames, state); }
+std::optional<ValidationState> validation_state_from_string(std::string_view name) { return value_in(kStateNames, name); }
+
+const char* to_string(ValidationPhase phase) { return name_in(kPhaseNames, phase); }
+std::optional<ValidationPhase> validation_phase_from_string(std::string_view name) { return value_in(kPhaseNames, name); }
+
+const char* to_string(DecisionVerdict verdict) { return name_in(kVerdictNames, verdict); }
+std::optional<DecisionVerdict> decision_verdict_from_string(std::string_view name) { return value_in(kVerdictNames, name); }
 
 nlohmann::json ValidationStatus::to_json() const {
   nlohmann::json json{
       {"state", to_string(state)}, {"message", message}, {"replayed", replayed}, {"decisions", nlohmann::json::array()}};
   for (const Decision& d : decisions) {
-    json["decisions"].push_back(
-        {{"op", d.op}, {"label", d.label}, {"phase", d.phase}, {"decision", d.decision}, {"reason", d.reason}});
+    json["decisions"].push_back({{"op", d.op},
+                                 {"label", d.label},
+                                 {"phase", to_string(d.phase)},
+                                 {"decision", to_string(d.verdict)},
+                                 {"reason", d.reason}});
   }
   return json;
 }

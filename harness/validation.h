@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -12,17 +14,26 @@ namespace tl {
 
 enum class ValidationState { Passed, Failed, Unverified, Unavailable };
 const char* to_string(ValidationState state);
+std::optional<ValidationState> validation_state_from_string(std::string_view name);
 
-// Phases: "structure" (the trace's ops match the captured graph), "ground_truth" (given outputs
-// equal the output payloads), "replay" (each op re-run from its parents' saved payloads equals its
-// own), "perturbation" (perturbing a parent changes the replayed output).
-// Decisions: "pass", "fail", "exempt" (documented reason), "unverified" (every parent exempt).
+// What a decision checked: "structure" (the trace's ops match the captured graph), "ground_truth"
+// (given outputs equal the output payloads), "replay" (each op re-run from its parents' saved
+// payloads equals its own), "perturbation" (perturbing a parent changes the replayed output).
+enum class ValidationPhase { Structure, GroundTruth, Replay, Perturbation };
+const char* to_string(ValidationPhase phase);
+std::optional<ValidationPhase> validation_phase_from_string(std::string_view name);
+
+// What it found: "pass", "fail", "exempt" (documented reason), "unverified" (every parent exempt).
+enum class DecisionVerdict { Pass, Fail, Exempt, Unverified };
+const char* to_string(DecisionVerdict verdict);
+std::optional<DecisionVerdict> decision_verdict_from_string(std::string_view name);
+
 struct Decision {
   std::size_t op = 0;
-  std::string label;
-  std::string phase;
-  std::string decision;
-  std::string reason;
+  std::string label{};
+  ValidationPhase phase = ValidationPhase::Replay;
+  DecisionVerdict verdict = DecisionVerdict::Fail;  // saved and printed as "decision"
+  std::string reason{};
 };
 
 struct ValidationStatus {

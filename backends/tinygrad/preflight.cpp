@@ -44,8 +44,7 @@ void refuse_without_tensor_input(const pybind11::tuple& args, const pybind11::ob
   for (pybind11::handle arg : args) {
     if (pybind11::isinstance(arg, tensor_type)) return;
   }
-  refuse(RefusalCode::TinygradInputRequired,
-         "none of the " + std::to_string(args.size()) + " positional argument(s) is a tinygrad Tensor");
+  refuse(kTinygradInputRequired, "none of the " + std::to_string(args.size()) + " positional argument(s) is a tinygrad Tensor");
 }
 
 }  // namespace tl::tinygrad

@@ -5,16 +5,18 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <optional>
 
-#include "backends/registry.h"
 #include "backends/tinygrad/capabilities.h"
 #include "backends/tinygrad/capture.h"
 #include "backends/tinygrad/preflight.h"
 #include "backends/tinygrad/row_fixture.h"
+#include "backends/tinygrad/runtime.h"
 #include "backends/tinygrad/tinygrad_api.h"
+#include "harness/backend_registry.h"
 #include "harness/errors.h"
 #include "harness/python_runtime.h"
 #include "harness/refusal.h"
@@ -125,12 +127,27 @@ Payload payload_of(const py::object& tensor) {
 
 class TinygradProtocol : public BackendProtocol {
  public:
-  std::string name() const override { return "tinygrad"; }
+  std::string name() const override { return kName; }
+
+  Trace trace(const py::object& fn, const py::tuple& args, const TraceOptions& options) override {
+    // A request for another backend goes to the registry, which refuses a name it does not know
+    // before anything runs.
+    if (!options.backend.empty() && options.backend != kName) return tl::trace(fn, args, options);
+    TraceOptions own = options;
+    own.backend = kName;
+    return capture(fn, args, own);
+  }
+
+  Trace trace_row(const RosterRow& row) override {
+    refuse_unsupported_version(require_tinygrad().version);
+    const RowFixture fixture = build_row(row);
+    return trace(fixture.forward, fixture.inputs, row.options);
+  }
 
   RowCapture capture_row(const RosterRow& row) override {
     RowCapture result;
     // An out-of-range tinygrad refuses before the row's objects are even built.
-    refuse_unsupported_version(require_tinygrad().tinygrad_version);
+    refuse_unsupported_version(require_tinygrad().version);
     const RowFixture fixture = build_row(row);
     py::dict scope;
     py::object probe;
@@ -142,7 +159,7 @@ class TinygradProtocol : public BackendProtocol {
       probe.attr("__enter__")();
     });
     try {
-      result.trace = capture(fixture.forward, fixture.inputs, trace_options_from(row.options));
+      result.trace = trace(fixture.forward, fixture.inputs, row.options);
     } catch (...) {
       with_python_errors([&] { probe.attr("__exit__")(py::none(), py::none(), py::none()); });
       throw;
@@ -185,11 +202,11 @@ class TinygradProtocol : public BackendProtocol {
     RefusalAttempt attempt;
     require_tinygrad();
     const RowFixture fixture = build_row(row);
-    const TraceOptions options = trace_options_from(row.options);
+    const TraceOptions options = row.options;
     // For requests on an audit-only trace, the trace is made first; the probes cover the request.
     std::optional<Trace> loaded;
     if (row.request != "trace") {
-      const Trace live = tl::trace(fixture.forward, fixture.inputs, options);
+      const Trace live = trace(fixture.forward, fixture.inputs, options);
       const auto directory =
           std::filesystem::temp_directory_path() / ("tl-" + row.id + "-" + std::to_string(::getpid()) + ".tlspec");
       live.save(directory.string());
@@ -214,8 +231,8 @@ class TinygradProtocol : public BackendProtocol {
         loaded->derive_grads(grads);
         attempt.message = "gradients were derived on the audit-only trace";
       } else {
-        const Trace trace = tl::trace(fixture.forward, fixture.inputs, options);
-        attempt.message = "the request was not refused: it captured " + std::to_string(trace.size()) + " ops";
+        const Trace captured = trace(fixture.forward, fixture.inputs, options);
+        attempt.message = "the request was not refused: it captured " + std::to_string(captured.size()) + " ops";
       }
     } catch (const BackendUnsupportedError& error) {
       attempt.refused = true;
@@ -235,18 +252,49 @@ class TinygradProtocol : public BackendProtocol {
 
 }  // namespace
 
-const BackendSpec& backend_spec() {
-  static const BackendSpec spec{"tinygrad",
-                                "tinygrad",
-                                ">=0.13.0,<0.14",
-                                "0.13.0",
-                                "torchlens[tinygrad]",
-                                "preview",
-                                "lazy",
-                                "DEV=PYTHON",
-                                declared_capabilities(),
-                                [] { return std::unique_ptr<BackendProtocol>(new TinygradProtocol()); }};
-  return spec;
+const BackendSpec& backend_spec() { return backends::spec(kName); }
+
+Trace trace(const py::object& fn, const py::tuple& args, TraceOptions options) {
+  options.backend = kName;
+  return tl::trace(fn, args, options);
 }
+
+namespace {
+
+// The backend's page, as data: its requirement table, what it adds to the shared vocabularies, its
+// runtime policy and probe, and its protocol.
+[[maybe_unused]] const bool registered = backends::register_backend({
+    .name = kName,
+    .distribution = "tinygrad",
+    .supported_range = ">=0.13.0,<0.14",
+    .pinned_version = "0.13.0",
+    .install_extra = "torchlens[tinygrad]",
+    .maturity = "preview",
+    .materialization = "lazy",
+    .device = "DEV=PYTHON",
+    .capabilities = declared_capabilities(),
+    .refusals = {{.code = kTinygradInputRequired,
+                  .meaning = "no positional argument is a tinygrad Tensor",
+                  .belongs_to = "capture",
+                  .instead = "pass at least one tinygrad Tensor positionally",
+                  .backend = kName}},
+    // Every layer tinygrad.nn 0.13 exports (a test checks this list against the installed package).
+    .layer_types = {"BatchNorm", "BatchNorm2d", "BatchNorm3d", "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d",
+                    "Embedding", "GroupNorm", "InstanceNorm", "LSTMCell", "LayerNorm", "LayerNorm2d", "Linear", "RMSNorm"},
+    .features = {{.name = "bf16"},
+                 // Ecosystem rows import real models from tinygrad's own packages and take minutes.
+                 {.name = "ecosystem",
+                  .enabled =
+                      [] {
+                        const char* flag = std::getenv("TORCHLENS_CONFORMANCE_ECOSYSTEM");
+                        return flag != nullptr && std::string_view(flag) == "1";
+                      },
+                  .how_to_enable = "set TORCHLENS_CONFORMANCE_ECOSYSTEM=1"}},
+    .prepare_interpreter = prepare_interpreter,
+    .probe = [] { return probe(backends::spec(kName)); },
+    .make_protocol = [] { return std::unique_ptr<BackendProtocol>(new TinygradProtocol()); },
+});
+
+}  // namespace
 
 }  // namespace tl::tinygrad

@@ -3,6 +3,7 @@
 #include <pybind11/eval.h>
 #include <pybind11/stl.h>
 
+#include "backends/tinygrad/runtime.h"
 #include "harness/python_runtime.h"
 
 namespace tl::tinygrad {
@@ -37,7 +38,10 @@ def _tl_build(row):
     if row["setup"]:
         exec(compile(row["setup"], row["forward_file"], "exec"), scope)
     for layer in row["layers"]:
-        scope[layer["name"]] = getattr(nn, layer["type"])(*layer["args"], **layer["kwargs"])
+        built = getattr(nn, layer["type"])(*layer["args"], **layer["kwargs"])
+        for spec in layer["set"]:  # e.g. BatchNorm's running statistics, replacing the built ones
+            setattr(built, spec["name"], _tl_tensor(spec))
+        scope[layer["name"]] = built
     for spec in row["tensors"]:
         scope[spec["name"]] = _tl_tensor(spec)
     inputs = tuple(_tl_tensor(spec) for spec in row["inputs"])
@@ -84,6 +88,9 @@ RowFixture build_row(const RosterRow& row) {
       entry["type"] = layer.type;
       entry["args"] = from_json(layer.args);
       entry["kwargs"] = from_json(layer.kwargs);
+      py::list set;
+      for (const TensorSpec& tensor : layer.set) set.append(tensor_spec(tensor));
+      entry["set"] = set;
       layers.append(entry);
     }
     spec["layers"] = layers;

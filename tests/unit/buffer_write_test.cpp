@@ -5,7 +5,8 @@
 // written region (the value) and the rest (the buffer).
 #include <gtest/gtest.h>
 
-#include "backends/registry.h"
+#include "backends/tinygrad/protocol.h"
+#include "harness/backend_registry.h"
 #include "harness/finite_differences.h"
 #include "python_scope.h"
 
@@ -37,7 +38,7 @@ struct CacheWrite {
 
 CacheWrite capture_cache_write() {
   CacheWrite capture{python_scope(kCacheWrite), {}, 0};
-  capture.trace = tl::trace(capture.scope["f"], py::make_tuple(capture.scope["x"]));
+  capture.trace = tl::tinygrad::trace(capture.scope["f"], py::make_tuple(capture.scope["x"]));
   for (const Op& op : capture.trace.ops) {
     if (op.framework_op == "AFTER") capture.write = op.index;
   }

@@ -2,7 +2,8 @@
 // kinds, inputs untouched, and the user's graph still differentiable after a trace.
 #include <gtest/gtest.h>
 
-#include "backends/registry.h"
+#include "backends/tinygrad/protocol.h"
+#include "harness/backend_registry.h"
 #include "harness/errors.h"
 #include "python_scope.h"
 #include "tutorial.h"
@@ -31,7 +32,7 @@ std::vector<double> values(const Op& op) { return op.out->to_doubles(); }
 
 TEST(Capture, TutorialMlpMatchesTheSpec) {
   py::dict scope = python_scope(kTutorial);
-  const Trace trace = tl::trace(scope["mlp"], py::make_tuple(scope["x"]));
+  const Trace trace = tl::tinygrad::trace(scope["mlp"], py::make_tuple(scope["x"]));
   ASSERT_EQ(trace.output_ops().size(), 1u);
   const std::vector<double> expected{0.525, 0.0, 1.325, 2.8, 0.0, 0.0};
   const std::vector<double> got = values(*trace.output_ops()[0]);
@@ -48,7 +49,7 @@ TEST(Capture, TutorialMlpMatchesTheSpec) {
 
 TEST(Capture, OutputEqualsEagerForward) {
   py::dict scope = python_scope(kTutorial);
-  const Trace trace = tl::trace(scope["mlp"], py::make_tuple(scope["x"]));
+  const Trace trace = tl::tinygrad::trace(scope["mlp"], py::make_tuple(scope["x"]));
   const py::list eager = py::eval("mlp(x).flatten().tolist()", scope);
   const std::vector<double> got = values(*trace.output_ops()[0]);
   ASSERT_EQ(got.size(), eager.size());
@@ -64,7 +65,7 @@ tensor_module.run_linear = count(tensor_module.run_linear)
 GlobalCounters.reset()
 )PY",
            scope);
-  const Trace trace = tl::trace(scope["mlp"], py::make_tuple(scope["x"]));
+  const Trace trace = tl::tinygrad::trace(scope["mlp"], py::make_tuple(scope["x"]));
   const int runs = py::eval("calls['run_linear']", scope).cast<int>();
   const int kernels = py::eval("GlobalCounters.kernel_count", scope).cast<int>();
   py::exec(
@@ -81,7 +82,7 @@ GlobalCounters.reset()
 
 TEST(Capture, RecordsKindsParentsAndConstants) {
   py::dict scope = python_scope(kTutorial);
-  const Trace trace = tl::trace(scope["mlp"], py::make_tuple(scope["x"]));
+  const Trace trace = tl::tinygrad::trace(scope["mlp"], py::make_tuple(scope["x"]));
   ASSERT_EQ(trace.input_ops().size(), 1u);
   EXPECT_EQ(trace.input_ops()[0]->kind, OpKind::Input);
   EXPECT_EQ(values(*trace.input_ops()[0]), (std::vector<double>{-1.0, -0.5, 0.25, 1.0, 0.5, 1.5, -2.0, 0.75}));
@@ -108,7 +109,7 @@ TEST(Capture, RecordsKindsParentsAndConstants) {
 
 TEST(Capture, LeavesInputsUntouched) {
   py::dict scope = python_scope(kTutorial);
-  tl::trace(scope["mlp"], py::make_tuple(scope["x"]));
+  tl::tinygrad::trace(scope["mlp"], py::make_tuple(scope["x"]));
   EXPECT_TRUE(py::eval("x.uop is x_uop_before", scope).cast<bool>());
   EXPECT_TRUE(py::eval("bytes(x.uop.base.buffer.as_memoryview()) == x_bytes_before", scope).cast<bool>());
 }
@@ -124,7 +125,7 @@ reference_x, reference_w = [g.tolist() for g in f(x).gradient(x, w)]
 out = f(x)
 )PY");
   // Trace a forward that shares the lazy graph `out` was built from; then differentiate `out`.
-  tl::trace(py::eval("lambda x: out", scope), py::make_tuple(scope["x"]));
+  tl::tinygrad::trace(py::eval("lambda x: out", scope), py::make_tuple(scope["x"]));
   py::exec("grad_x, grad_w = [g.tolist() for g in out.gradient(x, w)]", scope);
   EXPECT_TRUE(py::eval("grad_x == reference_x and grad_w == reference_w", scope).cast<bool>());
 }
@@ -140,7 +141,7 @@ def f(x):
 x = Tensor([1.0, -1.0, 0.5])
 )PY");
   ASSERT_TRUE(scope["lazy"].cast<bool>()) << "Tensor(ndarray) is expected to be lazy on tinygrad 0.13";
-  const Trace trace = tl::trace(scope["f"], py::make_tuple(scope["x"]));
+  const Trace trace = tl::tinygrad::trace(scope["f"], py::make_tuple(scope["x"]));
   bool found = false;
   for (const Op& op : trace.ops) {
     if (op.constant_kind == "closure") {
@@ -160,7 +161,7 @@ def f(x):
     return x + 1, (x * 2).sum()
 x = Tensor([1.0, 2.0])
 )PY");
-  const Trace trace = tl::trace(scope["f"], py::make_tuple(scope["x"]));
+  const Trace trace = tl::tinygrad::trace(scope["f"], py::make_tuple(scope["x"]));
   ASSERT_EQ(trace.output_ops().size(), 2u);
   EXPECT_EQ(values(*trace.output_ops()[0]), (std::vector<double>{2, 3}));
   EXPECT_EQ(values(*trace.output_ops()[1]), (std::vector<double>{6}));
@@ -177,7 +178,7 @@ def f(x):
     return scaled(x + 1) - 2
 x = Tensor([1.0, 2.0])
 )PY");
-  const Trace trace = tl::trace(scope["f"], py::make_tuple(scope["x"]));
+  const Trace trace = tl::tinygrad::trace(scope["f"], py::make_tuple(scope["x"]));
   bool saw_mul = false;
   for (const Op& op : trace.ops) {
     EXPECT_NE(op.framework_op, "GETTUPLE");
@@ -195,7 +196,7 @@ x = Tensor([1.0, 2.0])
 TEST(Capture, PythonErrorsKeepTheirTraceback) {
   py::dict scope = python_scope("from tinygrad import Tensor\ndef broken(x):\n    raise ValueError('boom')\nx = Tensor([1.0])\n");
   try {
-    tl::trace(scope["broken"], py::make_tuple(scope["x"]));
+    tl::tinygrad::trace(scope["broken"], py::make_tuple(scope["x"]));
     FAIL() << "no error";
   } catch (const PythonError& error) {
     EXPECT_EQ(error.type(), "ValueError");

@@ -68,18 +68,19 @@ TEST(Cli, ARegressedCellIsDriftAndFailsTheCheck) {
     if (cell["family"] == "ecosystem") record["state"] = "skipped";  // run without TORCHLENS_CONFORMANCE_ECOSYSTEM=1
     std::ofstream(fs::path(records) / (cell["id"].get<std::string>() + ".json")) << record.dump();
   }
+  // The drift goes to stderr: stdout is the report's (--format).
   const ChildOutcome outcome =
       tlconform({"scorecard", "--backend", "tinygrad", "--from", records, "--check", "--out", scratch("fresh.json")});
   EXPECT_EQ(outcome.exit_code, 1) << outcome.stdout_text << outcome.stderr_text;
-  EXPECT_NE(outcome.stdout_text.find("REGRESSION cell tutorial_mlp: passed -> failed"), std::string::npos) << outcome.stdout_text;
+  EXPECT_NE(outcome.stderr_text.find("REGRESSION cell tutorial_mlp: passed -> failed"), std::string::npos) << outcome.stderr_text;
   // The capabilities that tutorial_mlp proves lose their proof.
-  EXPECT_NE(outcome.stdout_text.find("capability Closure constant with a readable buffer: supported -> untested"),
+  EXPECT_NE(outcome.stderr_text.find("capability Closure constant with a readable buffer: supported -> untested"),
             std::string::npos)
-      << outcome.stdout_text;
+      << outcome.stderr_text;
   // A cell that was not run here is drift, not a regression; the one regression is tutorial_mlp.
-  EXPECT_NE(outcome.stdout_text.find("cell llm_transformer_block: passed -> skipped"), std::string::npos) << outcome.stdout_text;
-  EXPECT_EQ(outcome.stdout_text.find("REGRESSION cell llm_transformer_block"), std::string::npos) << outcome.stdout_text;
-  EXPECT_NE(outcome.stdout_text.find(", 1 regression"), std::string::npos) << outcome.stdout_text;
+  EXPECT_NE(outcome.stderr_text.find("cell llm_transformer_block: passed -> skipped"), std::string::npos) << outcome.stderr_text;
+  EXPECT_EQ(outcome.stderr_text.find("REGRESSION cell llm_transformer_block"), std::string::npos) << outcome.stderr_text;
+  EXPECT_NE(outcome.stderr_text.find(", 1 regression"), std::string::npos) << outcome.stderr_text;
 }
 
 TEST(Cli, WriteIsOnlyForThePinnedLeg) {
@@ -122,7 +123,10 @@ TEST(Cli, WriteNeedsEveryCellPassed) {
   const ChildOutcome outcome =
       tlconform({"scorecard", "--backend", "tinygrad", "--from", records, "--write", "--out", scratch("w.json")});
   EXPECT_EQ(outcome.exit_code, 2) << outcome.stdout_text << outcome.stderr_text;
-  EXPECT_NE(outcome.stderr_text.find("--write needs every cell passed, and tutorial_mlp is failed"), std::string::npos)
+  EXPECT_NE(
+      outcome.stderr_text.find(
+          "--write needs every cell to end as its row asks (passed, expected_fail or unsupported), and tutorial_mlp is failed"),
+      std::string::npos)
       << outcome.stderr_text;
   EXPECT_EQ(file_text(committed_path), before) << "the committed scorecard changed";
 }
@@ -391,6 +395,40 @@ TEST(Cli, ACorruptBaselineIsItsOwnErrorBeforeAnyCellRuns) {
     EXPECT_NE(outcome.stderr_text.find(why), std::string::npos) << outcome.stderr_text;
     EXPECT_EQ(outcome.stdout_text.find("passed"), std::string::npos) << outcome.stdout_text;
   }
+}
+
+}  // namespace
+}  // namespace tl
+
+namespace tl {
+namespace {
+
+namespace fs = std::filesystem;
+using test::scratch;
+using test::tlconform;
+
+// An xfail row that passes is unexpected_pass and fails the run; one that fails is expected_fail;
+// the card keeps each failed check's message, and every format reports the same run.
+TEST(Cli, XfailIsReportedBothWaysAndTheCardSaysWhy) {
+  const std::string roster = scratch("xfail_rows.yaml");
+  std::ofstream(roster) << "rows:\n"
+                           "  - id: xfail_but_passes\n    family: config_built\n    xfail: thought broken\n"
+                           "    inputs: {x: [1.0]}\n    forward: x * 2\n    expect: {output: [2.0]}\n"
+                           "  - id: xfail_and_fails\n    family: config_built\n    xfail: a known limit\n"
+                           "    inputs: {x: [1.0]}\n    forward: x * 2\n    expect: {output: [3.0]}\n";
+  const std::string out = scratch("xfail.json");
+  const ChildOutcome outcome = tlconform({"run", "--roster", roster, "--out", out, "--format", "junit"});
+  EXPECT_EQ(outcome.exit_code, 1) << outcome.stdout_text << outcome.stderr_text;
+  EXPECT_NE(outcome.stdout_text.find(R"(<failure type="unexpected_pass")"), std::string::npos) << outcome.stdout_text;
+  EXPECT_EQ(outcome.stdout_text.find("scorecard written"), std::string::npos) << "stdout is the report's alone";
+  const nlohmann::json card = nlohmann::json::parse(std::ifstream(out));
+  std::map<std::string, nlohmann::json> cells;
+  for (const auto& cell : card["cells"]) cells[cell["id"]] = cell;
+  EXPECT_EQ(cells["xfail_but_passes"]["state"], "unexpected_pass");
+  EXPECT_EQ(cells["xfail_and_fails"]["state"], "expected_fail");
+  EXPECT_EQ(cells["xfail_and_fails"]["failures"][0]["check"], "expected_output");
+  EXPECT_NE(cells["xfail_and_fails"]["failures"][0]["detail"].get<std::string>().find("expected"), std::string::npos);
+  fs::remove(roster);
 }
 
 }  // namespace

@@ -3,7 +3,8 @@
 #include <gtest/gtest.h>
 #include <pybind11/stl.h>
 
-#include "backends/registry.h"
+#include "backends/tinygrad/protocol.h"
+#include "harness/backend_registry.h"
 #include "harness/finite_differences.h"
 #include "python_scope.h"
 
@@ -25,7 +26,7 @@ x = Tensor([[1.0, -0.5], [0.25, 2.0]])
 
 TEST(DerivedGrads, MatchFiniteDifferencesForEveryKindOfOp) {
   py::dict scope = python_scope(kModel);
-  Trace trace = tl::trace(scope["f"], py::make_tuple(scope["x"]));
+  Trace trace = tl::tinygrad::trace(scope["f"], py::make_tuple(scope["x"]));
   GradOptions options;
   options.intermediate_grads = true;
   trace.derive_grads(options);
@@ -41,7 +42,7 @@ TEST(DerivedGrads, MatchFiniteDifferencesForEveryKindOfOp) {
 
 TEST(DerivedGrads, AGivenLossIsUsed) {
   py::dict scope = python_scope(kModel);
-  Trace trace = tl::trace(scope["f"], py::make_tuple(scope["x"]));
+  Trace trace = tl::tinygrad::trace(scope["f"], py::make_tuple(scope["x"]));
   GradOptions options;
   options.intermediate_grads = true;
   options.loss = "outputs[0].sum() * 3";
@@ -53,7 +54,7 @@ TEST(DerivedGrads, AGivenLossIsUsed) {
 
 TEST(DerivedGrads, AWrongGradientIsCaught) {
   py::dict scope = python_scope(kModel);
-  Trace trace = tl::trace(scope["f"], py::make_tuple(scope["x"]));
+  Trace trace = tl::tinygrad::trace(scope["f"], py::make_tuple(scope["x"]));
   GradOptions options;
   options.intermediate_grads = true;
   trace.derive_grads(options);
@@ -77,7 +78,7 @@ def own_gradient(f):
 )PY";
 
 Trace bfloat16_trace(const py::dict& scope, const char* forward) {
-  Trace trace = tl::trace(scope[forward], py::make_tuple(scope["x"]));
+  Trace trace = tl::tinygrad::trace(scope[forward], py::make_tuple(scope["x"]));
   GradOptions options;
   options.intermediate_grads = true;
   trace.derive_grads(options);
@@ -113,7 +114,7 @@ TEST(DerivedGrads, AWrongGradientThroughBfloat16IsCaught) {
 
 TEST(DerivedGrads, UserTensorsKeepTheirGrad) {
   py::dict scope = python_scope(std::string(kModel) + "\nw.requires_grad = True\nx.requires_grad = True\n");
-  Trace trace = tl::trace(scope["f"], py::make_tuple(scope["x"]));
+  Trace trace = tl::tinygrad::trace(scope["f"], py::make_tuple(scope["x"]));
   GradOptions options;
   options.intermediate_grads = true;
   trace.derive_grads(options);

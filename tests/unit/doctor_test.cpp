@@ -11,7 +11,9 @@
 #include <fstream>
 #include <future>
 
-#include "backends/registry.h"
+#include "backends/tinygrad/protocol.h"
+#include "backends/tinygrad/runtime.h"
+#include "harness/backend_registry.h"
 #include "harness/doctor.h"
 #include "harness/python_runtime.h"
 
@@ -24,7 +26,10 @@ class DoctorScorecard : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     try {
-      python_runtime();  // started here, on the main thread; the rows below only read what it found
+      // Started and probed here, on the main thread, which holds the interpreter: the rows below,
+      // computed on another thread, only read what the probe found.
+      python_runtime();
+      tinygrad::tinygrad_runtime();
     } catch (const std::exception&) {
     }
   }
@@ -63,7 +68,7 @@ class DoctorScorecard : public ::testing::Test {
     ASSERT_FALSE(rows.empty());
     const DoctorRow& row = rows.back();
     ASSERT_EQ(row.name, "backend_scorecard:tinygrad");
-    EXPECT_EQ(row.status, "failed") << row.value;
+    EXPECT_EQ(row.status, DoctorStatus::Failed) << row.value;
     EXPECT_NE(row.value.find(path.string()), std::string::npos) << row.value;
     EXPECT_NE(row.value.find(reason), std::string::npos) << row.value;
     EXPECT_FALSE(row.hint.empty());
@@ -99,7 +104,7 @@ TEST_F(DoctorScorecard, AMalformedScorecardFailsItsRowOnly) {
 TEST_F(DoctorScorecard, AMissingScorecardIsMissing) {
   const std::vector<DoctorRow> rows = rows_for(directory_ / "absent.json");
   ASSERT_FALSE(rows.empty());
-  EXPECT_EQ(rows.back().status, "missing");
+  EXPECT_EQ(rows.back().status, DoctorStatus::Missing);
 }
 
 }  // namespace

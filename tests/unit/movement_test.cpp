@@ -7,7 +7,8 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "backends/registry.h"
+#include "backends/tinygrad/protocol.h"
+#include "harness/backend_registry.h"
 #include "python_scope.h"
 #include "tutorial.h"
 
@@ -89,7 +90,7 @@ TEST(Movement, MisfitsAreRefused) {
 TEST(Movement, AWrongViewPayloadFailsReplayValidation) {
   namespace py = pybind11;
   py::dict scope = testing::python_scope(testing::kTutorialSetup);
-  Trace trace = tl::trace(scope["mlp"], py::make_tuple(scope["x"]));
+  Trace trace = tl::tinygrad::trace(scope["mlp"], py::make_tuple(scope["x"]));
   std::vector<Payload> outputs;
   for (const Op* op : trace.output_ops()) outputs.push_back(*op->out);
   ASSERT_EQ(trace.validate(outputs).state, ValidationState::Passed);

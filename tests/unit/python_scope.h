@@ -5,12 +5,13 @@
 
 #include <string>
 
+#include "backends/tinygrad/runtime.h"
 #include "harness/python_runtime.h"
 
 namespace tl::testing {
 
 inline pybind11::dict python_scope(const std::string& code) {
-  require_tinygrad();
+  tinygrad::require_tinygrad();
   pybind11::dict scope;
   with_python_errors([&] { pybind11::exec(code, scope); });
   return scope;

@@ -2,14 +2,17 @@
 // RNG state as one eager forward (eager output read first, then the counters).
 #include <gtest/gtest.h>
 
-#include "backends/registry.h"
+#include "backends/tinygrad/protocol.h"
+#include "harness/backend_registry.h"
 #include "harness/roster.h"
+#include "tinygrad_rows.h"
 
 namespace tl {
 namespace {
 
 const RosterRow& row(const std::string& id) {
-  static const Roster roster = load_roster(std::string(TL_SOURCE_DIR) + "/rosters/tinygrad/random_init.yaml");
+  static const Roster roster =
+      load_roster(std::string(TL_SOURCE_DIR) + "/rosters/tinygrad/random_init.yaml", testing::tinygrad_vocabulary());
   for (const RosterRow& candidate : roster.rows) {
     if (candidate.id == id) return candidate;
   }

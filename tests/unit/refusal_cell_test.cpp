@@ -5,16 +5,19 @@
 
 #include <pybind11/embed.h>
 
-#include "backends/registry.h"
+#include "backends/tinygrad/protocol.h"
+#include "harness/backend_registry.h"
 #include "harness/conformance.h"
+#include "tinygrad_rows.h"
 
 namespace tl {
 namespace {
 
 CellResult run_broken(const std::string& id) {
-  static const Roster roster = load_roster(std::string(TL_SOURCE_DIR) + "/tests/unit/data/broken_refusals.yaml");
+  static const Roster roster =
+      load_roster(std::string(TL_SOURCE_DIR) + "/tests/unit/data/broken_refusals.yaml", testing::tinygrad_vocabulary());
   for (const RosterRow& row : roster.rows) {
-    if (row.id == id) return run_cell(*backends::spec("tinygrad").protocol(), row);
+    if (row.id == id) return run_cell(backends::spec("tinygrad"), row);
   }
   throw std::runtime_error("no row " + id);
 }

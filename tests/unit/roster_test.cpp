@@ -5,10 +5,13 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "backends/registry.h"
+#include "backends/tinygrad/protocol.h"
+#include "harness/backend_registry.h"
 #include "harness/conformance.h"
 #include "harness/roster.h"
 #include "harness/trace_options.h"
+#include "python_scope.h"
+#include "tinygrad_rows.h"
 
 namespace tl {
 namespace {
@@ -27,7 +30,7 @@ class RosterFile : public ::testing::Test {
   void expect_error(const std::string& text, int line, const std::string& needle) {
     const std::string path = write(text);
     try {
-      load_roster(path);
+      load_roster(path, testing::tinygrad_vocabulary());
       FAIL() << "no error for:\n" << text;
     } catch (const RosterError& error) {
       EXPECT_EQ(error.where().line, line) << error.what();
@@ -39,7 +42,7 @@ class RosterFile : public ::testing::Test {
   // Expects the committed file `relative` (under the source tree) to fail at `line` with `needle`.
   void expect_file_error(const std::string& relative, int line, const std::string& needle) {
     try {
-      load_roster(std::string(TL_SOURCE_DIR) + "/" + relative);
+      load_roster(std::string(TL_SOURCE_DIR) + "/" + relative, testing::tinygrad_vocabulary());
       FAIL() << "no error for " << relative;
     } catch (const RosterError& error) {
       EXPECT_EQ(error.where().line, line) << error.what();
@@ -61,14 +64,14 @@ constexpr const char* kGoodRow = R"(rows:
 
 TEST_F(RosterFile, CommittedRostersLoad) {
   for (const char* file : {"config_built.yaml", "random_init.yaml"}) {
-    const Roster roster = load_roster(std::string(TL_SOURCE_DIR) + "/rosters/tinygrad/" + file);
+    const Roster roster = load_roster(std::string(TL_SOURCE_DIR) + "/rosters/tinygrad/" + file, testing::tinygrad_vocabulary());
     EXPECT_FALSE(roster.rows.empty()) << file;
     EXPECT_EQ(roster.file, std::string("rosters/tinygrad/") + file);
   }
 }
 
 TEST_F(RosterFile, ReadsAGoodRow) {
-  const Roster roster = load_roster(write(kGoodRow));
+  const Roster roster = load_roster(write(kGoodRow), testing::tinygrad_vocabulary());
   ASSERT_EQ(roster.rows.size(), 1u);
   const RosterRow& row = roster.rows[0];
   EXPECT_EQ(row.id, "small");
@@ -85,7 +88,8 @@ TEST_F(RosterFile, ArangeFillsAShape) {
     inputs:
       x: {shape: [2, 3], arange: {start: 1, step: 0.5}, dtype: float64}
     forward: x
-)"));
+)"),
+                                    testing::tinygrad_vocabulary());
   EXPECT_EQ(roster.rows[0].inputs[0].values, (std::vector<double>{1, 1.5, 2, 2.5, 3, 3.5}));
   EXPECT_EQ(roster.rows[0].inputs[0].dtype, "float64");
 }
@@ -187,7 +191,9 @@ TEST_F(RosterFile, IdsAreAtMostAHundredCharacters) {
   const std::string row = "\n    family: config_built\n    inputs: {x: [1.0]}\n    forward: x\n";
   expect_error("rows:\n  - id: " + std::string(250, 'a') + row, 2, "id is 250 characters long, more than 100");
   expect_error("rows:\n  - id: " + std::string(101, 'a') + row, 2, "more than 100");
-  EXPECT_EQ(load_roster(write("rows:\n  - id: " + std::string(100, 'a') + row)).rows.at(0).id.size(), 100u);
+  EXPECT_EQ(
+      load_roster(write("rows:\n  - id: " + std::string(100, 'a') + row), testing::tinygrad_vocabulary()).rows.at(0).id.size(),
+      100u);
 }
 
 // Issue 12.13: two files with the same id both loaded (each file was checked alone).
@@ -197,7 +203,7 @@ TEST_F(RosterFile, IdsAreUniqueAcrossFiles) {
   std::ofstream(second) << "rows:\n  - id: other\n    family: config_built\n    inputs: {x: [1.0]}\n    forward: x\n"
                         << "  - id: small\n    family: config_built\n    inputs: {x: [1.0]}\n    forward: x\n";
   try {
-    load_rosters({first, second.string()});
+    load_rosters({first, second.string()}, testing::tinygrad_vocabulary());
     ADD_FAILURE() << "no error for the same id in two files";
   } catch (const RosterError& error) {
     EXPECT_EQ(error.where().file, second.string()) << error.what();
@@ -205,7 +211,7 @@ TEST_F(RosterFile, IdsAreUniqueAcrossFiles) {
     EXPECT_NE(std::string(error.what()).find("duplicate row id 'small' (first at " + first + ":2)"), std::string::npos)
         << error.what();
   }
-  EXPECT_EQ(load_rosters({first}).at(0).rows.size(), 1u);
+  EXPECT_EQ(load_rosters({first}, testing::tinygrad_vocabulary()).at(0).rows.size(), 1u);
   std::filesystem::remove(second);
 }
 
@@ -214,7 +220,7 @@ TEST_F(RosterFile, CommittedRostersLoadTogether) {
   for (const auto& entry : std::filesystem::directory_iterator(std::string(TL_SOURCE_DIR) + "/rosters/tinygrad")) {
     if (entry.path().extension() == ".yaml") files.push_back(entry.path().string());
   }
-  EXPECT_EQ(load_rosters(files).size(), files.size());
+  EXPECT_EQ(load_rosters(files, testing::tinygrad_vocabulary()).size(), files.size());
 }
 
 // Issue 12.14: option values are checked when the roster loads, at the option's line; unknown
@@ -229,9 +235,10 @@ TEST_F(RosterFile, MalformedOptionValuesAreErrorsAtTheirLine) {
   expect_error(with_options("backward_capture: yes"), 6, "backward_capture takes true or false, not 'yes'");
   expect_error(with_options("intermediate_grads: 1"), 6, "intermediate_grads takes true or false");
   const Roster roster =
-      load_roster(write(with_options("random_seed: 18446744073709551615\n      layers_to_save: all\n      fastlog: false")));
-  EXPECT_EQ(roster.rows.at(0).options.at("layers_to_save"), "all");
-  EXPECT_EQ(roster.rows.at(0).options.at("random_seed"), "18446744073709551615");
+      load_roster(write(with_options("random_seed: 18446744073709551615\n      layers_to_save: all\n      fastlog: false")),
+                  testing::tinygrad_vocabulary());
+  EXPECT_EQ(roster.rows.at(0).options.other.at("layers_to_save"), "all");
+  EXPECT_EQ(roster.rows.at(0).options.random_seed, 18446744073709551615ULL);
 }
 
 // trace_options_from itself is strict: std::stoull took "12abc" as 12 and "-1" as 2^64 - 1.
@@ -263,7 +270,8 @@ TEST_F(RosterFile, TensorValuesFitTheirDtype) {
   const Roster roster =
       load_roster(write("rows:\n  - id: a\n    family: config_built\n    inputs:\n      i: {values: [-128, 127], dtype: int8}\n"
                         "      u: {values: [0, 255], dtype: uint8}\n      b: {values: [true, false, 0, 1], dtype: bool}\n"
-                        "      f: {values: [1.5, -2.5], dtype: float16}\n    forward: i\n"));
+                        "      f: {values: [1.5, -2.5], dtype: float16}\n    forward: i\n"),
+                  testing::tinygrad_vocabulary());
   EXPECT_EQ(roster.rows.at(0).inputs.at(2).values, (std::vector<double>{1, 0, 0, 1}));
 }
 
@@ -272,15 +280,16 @@ TEST_F(RosterFile, ExpectValidationAndOutputs) {
   const auto with_expect = [](const std::string& expect) {
     return "rows:\n  - id: a\n    family: config_built\n    inputs: {x: [1.0]}\n    forward: x, x\n    expect:\n" + expect;
   };
-  const Roster roster = load_roster(write(with_expect(
-      "      validation: unverified\n      outputs:\n        - {values: [1.0]}\n        - {values: [[2, 3]], dtype: int32}\n")));
+  const Roster roster = load_roster(write(with_expect("      validation: unverified\n      outputs:\n        - {values: [1.0]}\n "
+                                                      "       - {values: [[2, 3]], dtype: int32}\n")),
+                                    testing::tinygrad_vocabulary());
   const Expectations& expect = roster.rows.at(0).expect;
   EXPECT_EQ(expect.validation, "unverified");
   ASSERT_EQ(expect.outputs.size(), 2u);
   EXPECT_EQ(expect.outputs[1].shape, (std::vector<std::int64_t>{1, 2}));
   EXPECT_EQ(expect.outputs[1].where.line, 10);
   EXPECT_FALSE(expect.output);
-  EXPECT_EQ(load_roster(write(kGoodRow)).rows.at(0).expect.validation, "passed");
+  EXPECT_EQ(load_roster(write(kGoodRow), testing::tinygrad_vocabulary()).rows.at(0).expect.validation, "passed");
 
   expect_error(with_expect("      output: [1.0]\n      outputs: [{values: [1.0]}]\n"), 8,
                "'output' (the first output) or 'outputs'");
@@ -304,9 +313,10 @@ TEST_F(RosterFile, MalformedAndEmptyFiles) {
 class ExpectCell : public ::testing::Test {
  protected:
   static CellResult run(const std::string& id) {
-    static const Roster roster = load_roster(std::string(TL_SOURCE_DIR) + "/tests/unit/data/expect_rows.yaml");
+    static const Roster roster =
+        load_roster(std::string(TL_SOURCE_DIR) + "/tests/unit/data/expect_rows.yaml", testing::tinygrad_vocabulary());
     for (const RosterRow& row : roster.rows) {
-      if (row.id == id) return run_cell(*backends::spec("tinygrad").protocol(), row);
+      if (row.id == id) return run_cell(backends::spec("tinygrad"), row);
     }
     throw std::runtime_error("no row " + id);
   }
@@ -353,6 +363,25 @@ TEST_F(ExpectCell, AFractionalExpectationIsNotTruncatedToAnIntegerOutput) {
   const CellResult result = run("integer_output_expected_fractional");
   EXPECT_EQ(result.state, CellState::Failed) << result.to_json().dump(2);
   EXPECT_FALSE(check(result, "expected_output").passed);
+}
+
+}  // namespace
+}  // namespace tl
+
+namespace tl {
+namespace {
+
+// The layers a tinygrad row may name are exactly the layer constructors tinygrad.nn exports: a
+// class or function with a capitalised name defined in tinygrad.nn itself.
+TEST(LayerVocabulary, IsEveryLayerTinygradNnExports) {
+  const pybind11::dict scope = testing::python_scope(R"PY(
+import tinygrad.nn as nn
+exported = sorted(n for n, v in vars(nn).items()
+                  if n[:1].isupper() and callable(v) and getattr(v, "__module__", "") == "tinygrad.nn")
+)PY");
+  std::set<std::string> exported;
+  for (const auto& name : scope["exported"]) exported.insert(name.cast<std::string>());
+  EXPECT_EQ(testing::tinygrad_vocabulary().layer_types, exported);
 }
 
 }  // namespace

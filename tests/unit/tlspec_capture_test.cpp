@@ -6,7 +6,8 @@
 
 #include <filesystem>
 
-#include "backends/registry.h"
+#include "backends/tinygrad/protocol.h"
+#include "harness/backend_registry.h"
 #include "harness/trace_compare.h"
 #include "python_scope.h"
 #include "tutorial.h"
@@ -23,7 +24,7 @@ TEST(TlspecCapture, NonDefaultOptionsRoundTrip) {
   options.capture.module_identity_mode = "none";
   options.grad_options.intermediate_grads = true;
   options.grad_options.loss = "outputs[0].sum()";
-  const Trace trace = tl::trace(scope["mlp"], py::make_tuple(scope["x"]), options);
+  const Trace trace = tl::tinygrad::trace(scope["mlp"], py::make_tuple(scope["x"]), options);
   EXPECT_EQ(trace.options.capture.module_identity_mode, "none");
   EXPECT_TRUE(trace.options.grad_options.intermediate_grads);
   EXPECT_EQ(trace.options.grad_options.loss, "outputs[0].sum()");

@@ -29,6 +29,7 @@ namespace fs = std::filesystem;
 Trace small_trace() {
   Trace trace;
   trace.backend = "tinygrad";
+  trace.options.backend = "tinygrad";
   trace.framework_version = "0.13.0";
   trace.device = "PYTHON";
   const DType f32 = *dtype_from_name("float32");

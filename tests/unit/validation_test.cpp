@@ -2,7 +2,8 @@
 // wrong ground truth each fail, naming the op; exemptions are reported, never silently passed.
 #include <gtest/gtest.h>
 
-#include "backends/registry.h"
+#include "backends/tinygrad/protocol.h"
+#include "harness/backend_registry.h"
 #include "harness/refusal.h"
 #include "python_scope.h"
 #include "tutorial.h"
@@ -17,7 +18,7 @@ constexpr const char* kTutorial = testing::kTutorialSetup;
 
 Trace tutorial_trace() {
   py::dict scope = python_scope(kTutorial);
-  return tl::trace(scope["mlp"], py::make_tuple(scope["x"]));
+  return tl::tinygrad::trace(scope["mlp"], py::make_tuple(scope["x"]));
 }
 
 std::vector<Payload> own_outputs(const Trace& trace) {
@@ -33,9 +34,35 @@ std::size_t first_op_named(const Trace& trace, const std::string& framework_op) 
   throw std::runtime_error("no " + framework_op);
 }
 
+// Phases, verdicts and states are closed enums whose names are what `validate` prints and saves.
+TEST(Validation, EnumNamesRoundTripThroughOneTable) {
+  for (ValidationPhase phase :
+       {ValidationPhase::Structure, ValidationPhase::GroundTruth, ValidationPhase::Replay, ValidationPhase::Perturbation}) {
+    EXPECT_EQ(validation_phase_from_string(to_string(phase)), phase) << to_string(phase);
+  }
+  for (DecisionVerdict verdict :
+       {DecisionVerdict::Pass, DecisionVerdict::Fail, DecisionVerdict::Exempt, DecisionVerdict::Unverified}) {
+    EXPECT_EQ(decision_verdict_from_string(to_string(verdict)), verdict) << to_string(verdict);
+  }
+  for (ValidationState state :
+       {ValidationState::Passed, ValidationState::Failed, ValidationState::Unverified, ValidationState::Unavailable}) {
+    EXPECT_EQ(validation_state_from_string(to_string(state)), state) << to_string(state);
+  }
+  EXPECT_STREQ(to_string(ValidationPhase::GroundTruth), "ground_truth");
+  EXPECT_STREQ(to_string(DecisionVerdict::Exempt), "exempt");
+  EXPECT_EQ(validation_phase_from_string("replay "), std::nullopt);
+  EXPECT_EQ(decision_verdict_from_string("passed"), std::nullopt);
+  ValidationStatus status;
+  status.decisions.push_back(
+      {.op = 3, .label = "add:0", .phase = ValidationPhase::Perturbation, .verdict = DecisionVerdict::Unverified, .reason = "r"});
+  const nlohmann::json decision = status.to_json()["decisions"][0];
+  EXPECT_EQ(decision["phase"], "perturbation");
+  EXPECT_EQ(decision["decision"], "unverified");
+}
+
 TEST(Validation, TheSpecTutorialPassesThroughBothDoors) {
   py::dict scope = python_scope(kTutorial);
-  const Trace trace = tl::trace(scope["mlp"], py::make_tuple(scope["x"]));
+  const Trace trace = tl::tinygrad::trace(scope["mlp"], py::make_tuple(scope["x"]));
   // Ground truth from a fresh eager forward, as the tutorial passes [mlp(x)].
   const py::object eager = py::eval("mlp(x)", scope);
   Payload truth = *trace.output_ops()[0]->out;
@@ -50,7 +77,7 @@ TEST(Validation, TheSpecTutorialPassesThroughBothDoors) {
   EXPECT_GT(status.replayed, 10u);
   bool saw_perturbation = false;
   for (const Decision& decision : status.decisions)
-    saw_perturbation |= decision.phase == "perturbation" && decision.decision == "pass";
+    saw_perturbation |= decision.phase == ValidationPhase::Perturbation && decision.verdict == DecisionVerdict::Pass;
   EXPECT_TRUE(saw_perturbation);
 }
 
@@ -98,13 +125,14 @@ TEST(Validation, WrongGroundTruthFailsNamingTheOutput) {
 
 TEST(Validation, ReluOfNegativeInputsIsExemptAndUnverified) {
   py::dict scope = python_scope("from tinygrad import Tensor\nx = Tensor([[-30.0, -20.0], [-15.0, -40.0]])\n");
-  const Trace trace = tl::trace(py::eval("lambda x: x.relu()", scope), py::make_tuple(scope["x"]));
+  const Trace trace = tl::tinygrad::trace(py::eval("lambda x: x.relu()", scope), py::make_tuple(scope["x"]));
   const ValidationStatus status = trace.validate(own_outputs(trace));
   bool exempt_branch = false;
   bool unverified = false;
   for (const Decision& d : status.decisions) {
-    exempt_branch |= d.phase == "perturbation" && d.decision == "exempt" && d.reason.find("never selects") != std::string::npos;
-    unverified |= d.phase == "perturbation" && d.decision == "unverified";
+    exempt_branch |= d.phase == ValidationPhase::Perturbation && d.verdict == DecisionVerdict::Exempt &&
+                     d.reason.find("never selects") != std::string::npos;
+    unverified |= d.phase == ValidationPhase::Perturbation && d.verdict == DecisionVerdict::Unverified;
   }
   EXPECT_TRUE(exempt_branch);
   EXPECT_TRUE(unverified);  // the comparison: every perturbation of its parents stays below zero
@@ -113,11 +141,13 @@ TEST(Validation, ReluOfNegativeInputsIsExemptAndUnverified) {
 
 TEST(Validation, ComparisonFarFromItsBoundaryIsExempt) {
   py::dict scope = python_scope("from tinygrad import Tensor\nx = Tensor([100.0, 200.0])\ny = Tensor([1.0, 2.0])\n");
-  const Trace trace = tl::trace(py::eval("lambda x, y: (x < y).where(x, y)", scope), py::make_tuple(scope["x"], scope["y"]));
+  const Trace trace =
+      tl::tinygrad::trace(py::eval("lambda x, y: (x < y).where(x, y)", scope), py::make_tuple(scope["x"], scope["y"]));
   const ValidationStatus status = trace.validate(own_outputs(trace));
   bool comparison_exempt = false;
   for (const Decision& d : status.decisions) {
-    comparison_exempt |= d.decision == "exempt" && d.reason.find("comparison far from its boundary") != std::string::npos;
+    comparison_exempt |=
+        d.verdict == DecisionVerdict::Exempt && d.reason.find("comparison far from its boundary") != std::string::npos;
   }
   EXPECT_TRUE(comparison_exempt);
   EXPECT_EQ(status.state, ValidationState::Passed) << status.message;
@@ -127,17 +157,18 @@ TEST(Validation, ComparisonFarFromItsBoundaryIsExempt) {
 // exempt. The same add at ordinary magnitudes must react, and a rewired one fails.
 TEST(Validation, AShiftRoundingAbsorbsIsExemptButOnlyThen) {
   py::dict scope = python_scope("from tinygrad import Tensor\nx = Tensor([3e9, -4e9])\nb = Tensor([0.25, 0.5])\n");
-  Trace trace = tl::trace(py::eval("lambda x, b: x * 2 + b", scope), py::make_tuple(scope["x"], scope["b"]));
+  Trace trace = tl::tinygrad::trace(py::eval("lambda x, b: x * 2 + b", scope), py::make_tuple(scope["x"], scope["b"]));
   ValidationStatus status = trace.validate(own_outputs(trace));
   bool absorbed = false;
   for (const Decision& d : status.decisions)
-    absorbed |= d.decision == "exempt" && d.reason.find("rounding absorbs") != std::string::npos;
+    absorbed |= d.verdict == DecisionVerdict::Exempt && d.reason.find("rounding absorbs") != std::string::npos;
   EXPECT_TRUE(absorbed);
   EXPECT_EQ(status.state, ValidationState::Passed) << status.message;
 
   py::dict small =
       python_scope("from tinygrad import Tensor\nx = Tensor([3.0, -4.0])\nb = Tensor([0.25, 0.5])\nc = Tensor([7.0, 8.0])\n");
-  trace = tl::trace(py::eval("lambda x, b, c: x * 2 + b + c", small), py::make_tuple(small["x"], small["b"], small["c"]));
+  trace =
+      tl::tinygrad::trace(py::eval("lambda x, b, c: x * 2 + b + c", small), py::make_tuple(small["x"], small["b"], small["c"]));
   status = trace.validate(own_outputs(trace));
   for (const Decision& d : status.decisions) EXPECT_EQ(d.reason.find("rounding absorbs"), std::string::npos) << d.label;
   const std::size_t add = first_op_named(trace, "ADD");
@@ -151,22 +182,23 @@ TEST(Validation, AShiftRoundingAbsorbsIsExemptButOnlyThen) {
 // is then unverified by perturbation), and the add reading it still passes.
 TEST(Validation, AnEmptyParentIsExempt) {
   py::dict scope = python_scope("from tinygrad import Tensor\nx = Tensor([[1.0, 2.0], [3.0, 4.0]])\n");
-  const Trace trace = tl::trace(py::eval("lambda x: x + x[:, 0:0].sum(axis=1, keepdim=True)", scope), py::make_tuple(scope["x"]));
+  const Trace trace =
+      tl::tinygrad::trace(py::eval("lambda x: x + x[:, 0:0].sum(axis=1, keepdim=True)", scope), py::make_tuple(scope["x"]));
   const ValidationStatus status = trace.validate(own_outputs(trace));
   EXPECT_EQ(status.state, ValidationState::Passed) << status.message;
   const std::size_t reduce = first_op_named(trace, "REDUCE");
   bool empty_exempt = false;
   for (const Decision& d : status.decisions) {
-    if (d.op != reduce || d.phase != "perturbation") continue;
-    EXPECT_NE(d.decision, "fail") << d.reason;
-    empty_exempt |= d.decision == "exempt" && d.reason.find("empty") != std::string::npos;
+    if (d.op != reduce || d.phase != ValidationPhase::Perturbation) continue;
+    EXPECT_NE(d.verdict, DecisionVerdict::Fail) << d.reason;
+    empty_exempt |= d.verdict == DecisionVerdict::Exempt && d.reason.find("empty") != std::string::npos;
   }
   EXPECT_TRUE(empty_exempt);
 }
 
 TEST(Validation, NothingReplayedIsNeverPassed) {
   py::dict scope = python_scope("from tinygrad import Tensor\nx = Tensor([1.0, 2.0])\n");
-  const Trace trace = tl::trace(py::eval("lambda x: x", scope), py::make_tuple(scope["x"]));
+  const Trace trace = tl::tinygrad::trace(py::eval("lambda x: x", scope), py::make_tuple(scope["x"]));
   const ValidationStatus status = trace.validate(own_outputs(trace));
   EXPECT_EQ(status.replayed, 0u);
   EXPECT_EQ(status.state, ValidationState::Unverified);

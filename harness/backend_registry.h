@@ -1,8 +1,11 @@
-// The backends this harness knows, by name, and the public entry point tl::trace.
+// The backends this process knows, by name. A backend registers its spec from its own source file
+// (a static `const bool registered = tl::backends::register_backend(...)`), so adding a backend is
+// adding files, and the harness never names one. Its refusal codes join the shared registry then.
 #pragma once
 
 #include <pybind11/pybind11.h>
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -13,9 +16,15 @@
 namespace tl {
 
 namespace backends {
+
+// Adds `spec`; a second backend of the same name throws std::logic_error. Returns true.
+bool register_backend(BackendSpec spec);
 // The spec of backend `name`; an unknown name throws BackendUnsupportedError(backend_unknown).
 const BackendSpec& spec(std::string_view name);
 std::vector<std::string> names();
+// Every registered spec, in name order.
+std::vector<const BackendSpec*> all();
+
 }  // namespace backends
 
 // Traces fn(*args) with the backend options.backend names.

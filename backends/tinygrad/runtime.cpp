@@ -1,0 +1,120 @@
+#include "backends/tinygrad/runtime.h"
+
+#include <pybind11/embed.h>
+
+#include <cstdlib>
+
+#include "harness/errors.h"
+#include "harness/python_runtime.h"
+#include "harness/version_range.h"
+
+namespace tl::tinygrad {
+namespace {
+
+namespace py = pybind11;
+
+bool& device_set_by_user() {
+  static bool set = false;
+  return set;
+}
+
+constexpr const char* kImportProbe = R"PY(
+import importlib.metadata, os, sys
+def _tl_probe():
+    info = {"version": "", "path": "", "device": "", "problem": ""}
+    try:
+        info["version"] = importlib.metadata.version("tinygrad")
+    except importlib.metadata.PackageNotFoundError:
+        info["problem"] = "tinygrad is not installed in the venv"
+        return info
+    try:
+        import tinygrad
+        from tinygrad import Device
+        info["path"] = os.path.dirname(os.path.realpath(tinygrad.__file__))
+        info["device"] = Device.DEFAULT
+    except Exception as error:
+        info["problem"] = f"import tinygrad failed: {type(error).__name__}: {error}"
+        return info
+    prefix = os.path.realpath(sys.prefix)
+    if os.path.commonpath([prefix, info["path"]]) != prefix:
+        info["problem"] = f"tinygrad was imported from {info['path']}, outside the venv {prefix}"
+    return info
+)PY";
+
+}  // namespace
+
+void prepare_interpreter() {
+  // tinygrad reads DEV once, at import: decide it before the interpreter exists.
+  device_set_by_user() = std::getenv("DEV") != nullptr;
+  if (!device_set_by_user()) ::setenv("DEV", "PYTHON", 1);
+}
+
+const TinygradRuntime& tinygrad_runtime() {
+  static TinygradRuntime info;
+  static bool probed = false;
+  if (probed) return info;
+  python_runtime();
+  with_python_errors([&] {
+    py::dict scope;
+    py::exec(kImportProbe, scope);
+    const py::dict found = scope["_tl_probe"]();
+    info.version = found["version"].cast<std::string>();
+    info.path = found["path"].cast<std::string>();
+    info.device = found["device"].cast<std::string>();
+    info.problem = found["problem"].cast<std::string>();
+  });
+  info.device_set_by_user = device_set_by_user();
+  probed = true;
+  return info;
+}
+
+const TinygradRuntime& require_tinygrad() {
+  const TinygradRuntime& info = tinygrad_runtime();
+  if (!info.problem.empty()) {
+    throw EnvironmentError(info.problem + " (venv " + configured_venv() +
+                           "): run ci/bootstrap.sh, or install tinygrad into that venv");
+  }
+  return info;
+}
+
+FrameworkProbe probe(const BackendSpec& spec) {
+  FrameworkProbe found;
+  const TinygradRuntime* info = nullptr;
+  try {
+    info = &tinygrad_runtime();
+  } catch (const std::exception& error) {
+    found.rows.push_back({"tinygrad", DoctorStatus::Failed, error.what(), "run ci/bootstrap.sh"});
+    return found;
+  }
+  found.version = info->version;
+  const std::string& installed = info->version;
+  if (installed.empty()) {
+    found.rows.push_back({"tinygrad", DoctorStatus::Missing, info->problem,
+                          "install tinygrad==" + spec.pinned_version + " into " + configured_venv()});
+  } else if (!info->problem.empty()) {
+    found.rows.push_back(
+        {"tinygrad", DoctorStatus::Failed, installed + ": " + info->problem, "reinstall tinygrad into the venv"});
+  } else if (!version_in_range(installed, spec.supported_range)) {
+    found.rows.push_back(
+        {"tinygrad", DoctorStatus::Failed,
+         installed + " is out of range " + spec.supported_range + " (pinned " + spec.pinned_version + ")",
+         "install a tinygrad inside " + spec.supported_range + "; captures refuse with backend_version_unsupported"});
+  } else {
+    const bool pinned = installed == spec.pinned_version;
+    found.rows.push_back({"tinygrad", pinned ? DoctorStatus::Ok : DoctorStatus::Warning,
+                          installed + " in range " + spec.supported_range +
+                              (pinned ? ", the pinned version" : ", not the pinned " + spec.pinned_version) + " (" + info->path +
+                              ")",
+                          pinned ? "" : "the scorecard is proven on " + spec.pinned_version});
+  }
+  if (info->problem.empty()) {
+    const bool python_device = info->device == "PYTHON";
+    found.rows.push_back(
+        {"device", python_device ? DoctorStatus::Ok : DoctorStatus::Warning,
+         "DEV=" + info->device + (info->device_set_by_user ? " (set by the user)" : " (set by the harness)"),
+         python_device ? "" : "live payloads, replay and derived grads need DEV=PYTHON; traces here are audit-only"});
+  }
+  return found;
+}
+
+}  // namespace tl::tinygrad

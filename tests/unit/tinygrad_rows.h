@@ -1,0 +1,15 @@
+// Test helper: what tinygrad's roster rows may name, for tests that load rosters directly.
+#pragma once
+
+#include "backends/tinygrad/protocol.h"
+#include "harness/backend_spec.h"
+#include "harness/roster.h"
+
+namespace tl::testing {
+
+inline const RosterVocabulary& tinygrad_vocabulary() {
+  static const RosterVocabulary vocabulary = roster_vocabulary(tinygrad::backend_spec());
+  return vocabulary;
+}
+
+}  // namespace tl::testing
