@@ -41,6 +41,56 @@ std::vector<CellRun> recorded_runs(const std::vector<Roster>& rosters, const std
   return runs;
 }
 
+// The card --check compares with, read and checked whole before any cell runs: a corrupt baseline
+// is its own error (exit 3), and --write cannot change what --check compares with.
+std::optional<nlohmann::json> baseline_of(const Args& args, const std::string& path) {
+  if (!args.has("check")) return std::nullopt;
+  try {
+    return read_scorecard(path);
+  } catch (const ScorecardError& error) {
+    if (error.missing()) throw UsageError("no scorecard at " + path + " to check against");
+    throw;
+  }
+}
+
+// --write replaces the committed card only from the pinned leg, where every row ran and ended as
+// it asks: a skipped cell would be a hole in the committed card, and a failed one would turn a
+// regression into the new baseline.
+void write_committed(const BackendSpec& spec, const RunFacts& facts, const std::vector<CellRun>& runs,
+                     const nlohmann::json& card) {
+  if (facts.leg != "pinned" || facts.framework_version_seen != spec.pinned_version) {
+    throw UsageError("--write is for the pinned leg on " + spec.distribution + " " + spec.pinned_version + " (this is leg " +
+                     facts.leg + " on " + facts.framework_version_seen + ")");
+  }
+  for (const CellRun& run : runs) {
+    if (run.result.state == CellState::Skipped) {
+      throw UsageError("--write needs every cell run, and " + run.result.id + " was skipped (" + run.result.message +
+                       "); the committed scorecard is left as it was");
+    }
+  }
+  for (const CellRun& run : runs) {
+    if (is_failure(run.result.state)) {
+      throw UsageError("--write needs every cell to end as its row asks (passed, expected_fail or unsupported), and " +
+                       run.result.id + " is " + to_string(run.result.state) + "; the committed scorecard is left as it was");
+    }
+  }
+  write_file_atomically(spec.committed_scorecard(), card.dump(2) + "\n");
+  std::cerr << "committed scorecard updated: " << spec.committed_scorecard() << "\n";
+}
+
+// Prints every drift from the baseline (to stderr: stdout is the report's); true when none regressed.
+bool check_against(const nlohmann::json& baseline, const std::string& path, const nlohmann::json& card) {
+  const std::vector<Drift> drift = scorecard_drift(baseline, card);
+  int regressions = 0;
+  for (const Drift& d : drift) {
+    std::cerr << (d.regression ? "REGRESSION " : "drift      ") << d.what << " " << d.id << ": " << d.before << " -> " << d.after
+              << "\n";
+    regressions += d.regression ? 1 : 0;
+  }
+  std::cerr << "check against " << path << ": " << drift.size() << " drift(s), " << regressions << " regression(s)\n";
+  return regressions == 0;
+}
+
 }  // namespace
 
 int scorecard_command(const Args& args) {
@@ -49,18 +99,8 @@ int scorecard_command(const Args& args) {
   const std::string leg = args.value("leg", "pinned");
   const std::string out = writable_output(
       "out", args.value("out", (std::filesystem::path(TL_SOURCE_DIR) / "build" / ("scorecard-" + leg + ".json")).string()));
-  // The card to check against is read, and checked whole, before any cell runs: a corrupt baseline
-  // is its own error (exit 3), and --write cannot change what --check compares with.
   const std::string baseline_path = args.value("baseline", spec.committed_scorecard());
-  std::optional<nlohmann::json> baseline;
-  if (args.has("check")) {
-    try {
-      baseline = read_scorecard(baseline_path);
-    } catch (const ScorecardError& error) {
-      if (error.missing()) throw UsageError("no scorecard at " + baseline_path + " to check against");
-      throw;
-    }
-  }
+  const std::optional<nlohmann::json> baseline = baseline_of(args, baseline_path);
   const std::unique_ptr<Reporter> reporter = reporter_of(args);
   const std::vector<CellRun> runs = args.values.contains("from")
                                         ? recorded_runs(rosters, args.required("from"))
@@ -69,46 +109,14 @@ int scorecard_command(const Args& args) {
   const nlohmann::json card = make_scorecard(spec, facts, results_of(runs));
   write_file_atomically(out, card.dump(2) + "\n");
   reporter->run_finished(card, results_of(runs));
-  // What the command did, and the check's drift, go to stderr: stdout is the report's.
   std::cerr << "scorecard written to " << out << "\n";
 
   int status = kExitPassed;
   for (const CellRun& run : runs) {
     if (is_failure(run.result.state)) status = kExitFailed;
   }
-  if (args.has("write")) {
-    if (leg != "pinned" || facts.framework_version_seen != spec.pinned_version) {
-      throw UsageError("--write is for the pinned leg on " + spec.distribution + " " + spec.pinned_version + " (this is leg " +
-                       leg + " on " + facts.framework_version_seen + ")");
-    }
-    // The pinned leg runs every row and records a suite that passes: a skipped cell would be a hole
-    // in the committed card, and a failed one would turn a regression into the new baseline.
-    for (const CellRun& run : runs) {
-      if (run.result.state == CellState::Skipped) {
-        throw UsageError("--write needs every cell run, and " + run.result.id + " was skipped (" + run.result.message +
-                         "); the committed scorecard is left as it was");
-      }
-    }
-    for (const CellRun& run : runs) {
-      if (is_failure(run.result.state)) {
-        throw UsageError("--write needs every cell to end as its row asks (passed, expected_fail or unsupported), and " +
-                         run.result.id + " is " + to_string(run.result.state) + "; the committed scorecard is left as it was");
-      }
-    }
-    write_file_atomically(spec.committed_scorecard(), card.dump(2) + "\n");
-    std::cerr << "committed scorecard updated: " << spec.committed_scorecard() << "\n";
-  }
-  if (baseline) {
-    const std::vector<Drift> drift = scorecard_drift(*baseline, card);
-    int regressions = 0;
-    for (const Drift& d : drift) {
-      std::cerr << (d.regression ? "REGRESSION " : "drift      ") << d.what << " " << d.id << ": " << d.before << " -> "
-                << d.after << "\n";
-      regressions += d.regression ? 1 : 0;
-    }
-    std::cerr << "check against " << baseline_path << ": " << drift.size() << " drift(s), " << regressions << " regression(s)\n";
-    if (regressions != 0) status = kExitFailed;
-  }
+  if (args.has("write")) write_committed(spec, facts, runs, card);
+  if (baseline && !check_against(*baseline, baseline_path, card)) status = kExitFailed;
   return status;
 }
 

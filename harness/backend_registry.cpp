@@ -57,4 +57,9 @@ Trace trace(const pybind11::object& fn, const pybind11::tuple& args, const Trace
   return backends::spec(options.backend).protocol()->trace(fn, args, options);
 }
 
+Trace trace_as(std::string_view backend, const pybind11::object& fn, const pybind11::tuple& args, TraceOptions options) {
+  if (options.backend.empty()) options.backend = backend;
+  return trace(fn, args, options);
+}
+
 }  // namespace tl

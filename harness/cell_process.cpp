@@ -69,6 +69,8 @@ ChildSpec cell_child_spec(std::vector<std::string> argv, const CellLimits& limit
   return spec;
 }
 
+// One decision table, read top to bottom: the first matching outcome (memory, time, signal,
+// sanitizer, no result, wrong id, inconsistent exit code) decides the state.
 CellResult cell_result_from_child(const ChildOutcome& outcome, CellResult identity, const CellLimits& limits) {
   // The channel: phase lines, then one result line. A line cut short or garbled ends the reading.
   std::string phase;

@@ -220,6 +220,8 @@ void watch(std::vector<Running>& running, const std::vector<ChildSpec>& specs, p
 
 }  // namespace
 
+// One loop that owns every child's lifetime (start, watch limits, reap, kill leftovers): kept
+// whole so no path can leave a child or its tree running.
 std::vector<ChildOutcome> run_children(const std::vector<ChildSpec>& specs, int jobs, const SupervisorEvents& events) {
   // Orphans of the children come to this process instead of init, so they can be found and killed.
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);

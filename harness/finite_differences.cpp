@@ -72,6 +72,9 @@ double stored(const DType& dtype, double value) { return Payload::from_doubles(d
 
 }  // namespace
 
+// Longer than most: one pass per checked element (perturb, re-evaluate the loss both ways, compare
+// at the dtype's precision) that keeps the worst element for the detail; split, its state would be
+// passed through every piece.
 GradientCheck check_grads_against_finite_differences(const Trace& trace, const GradOptions& options) {
   GradientCheck check;
   std::vector<std::size_t> ops;

@@ -182,6 +182,8 @@ class Reader {
     return shape;
   }
 
+  // One branch per way a tensor may be written (values, shape + arange, dtype, source): long because
+  // each branch checks its own key at its own line.
   TensorSpec tensor(const std::string& name, const YAML::Node& node, const std::string& what) const {
     TensorSpec spec;
     spec.name = name;
@@ -409,6 +411,39 @@ class Reader {
     return result;
   }
 
+  // What a whole row must hold once every key is read: the keys its family needs and only those,
+  // and each name (input, tensor, layer) defined once.
+  void check_row(const RosterRow& row, const YAML::Node& node, bool has_family,
+                 const std::optional<YAML::Node>& capture_key) const {
+    if (row.id.empty()) fail(node, "a row needs an 'id'");
+    if (!has_family) fail(node, "row '" + row.id + "' needs a 'family'");
+    if (row.forward.empty()) fail(node, "row '" + row.id + "' needs a 'forward' (a Python expression over its inputs)");
+    if (row.inputs.empty()) fail(node, "row '" + row.id + "' needs at least one entry under 'inputs'");
+    if (row.family == Family::RandomInit && !row.seed) fail(node, "random_init row '" + row.id + "' needs a 'seed'");
+    if ((row.family == Family::Capability) != !row.capability.empty()) {
+      fail(node, "row '" + row.id + "': a capability row needs 'capability: FLAG', and only capability rows take it");
+    }
+    if ((row.family == Family::Refusal) != !row.expect.refusal.empty()) {
+      fail(node, "row '" + row.id + "': a refusal row needs 'expect: {refusal: CODE}', and only refusal rows take it");
+    }
+    if ((row.family == Family::Refusal || row.family == Family::Capability) && capture_key) {
+      fail(*capture_key, "row '" + row.id + "': " + to_string(row.family) +
+                             " rows do not check output, outputs, validation or constant_kinds (their cell would ignore it)");
+    }
+    std::set<std::string> names;
+    for (const auto* group : {&row.inputs, &row.tensors}) {
+      for (const auto& spec : *group) {
+        if (!names.insert(spec.name).second)
+          throw RosterError(spec.where, "name '" + spec.name + "' is defined twice in row '" + row.id + "'");
+      }
+    }
+    for (const auto& layer : row.layers) {
+      if (!names.insert(layer.name).second)
+        throw RosterError(layer.where, "name '" + layer.name + "' is defined twice in row '" + row.id + "'");
+    }
+  }
+
+  // One branch per key a row may have (fifteen); what the keys must hold together is check_row.
   RosterRow row(const YAML::Node& node) const {
     RosterRow row;
     row.where = at(node);
@@ -476,32 +511,7 @@ class Reader {
                      row.expect = expectations(value, capture_key);
                    }
                  });
-    if (row.id.empty()) fail(node, "a row needs an 'id'");
-    if (!has_family) fail(node, "row '" + row.id + "' needs a 'family'");
-    if (row.forward.empty()) fail(node, "row '" + row.id + "' needs a 'forward' (a Python expression over its inputs)");
-    if (row.inputs.empty()) fail(node, "row '" + row.id + "' needs at least one entry under 'inputs'");
-    if (row.family == Family::RandomInit && !row.seed) fail(node, "random_init row '" + row.id + "' needs a 'seed'");
-    if ((row.family == Family::Capability) != !row.capability.empty()) {
-      fail(node, "row '" + row.id + "': a capability row needs 'capability: FLAG', and only capability rows take it");
-    }
-    if ((row.family == Family::Refusal) != !row.expect.refusal.empty()) {
-      fail(node, "row '" + row.id + "': a refusal row needs 'expect: {refusal: CODE}', and only refusal rows take it");
-    }
-    if ((row.family == Family::Refusal || row.family == Family::Capability) && capture_key) {
-      fail(*capture_key, "row '" + row.id + "': " + to_string(row.family) +
-                             " rows do not check output, outputs, validation or constant_kinds (their cell would ignore it)");
-    }
-    std::set<std::string> names;
-    for (const auto* group : {&row.inputs, &row.tensors}) {
-      for (const auto& spec : *group) {
-        if (!names.insert(spec.name).second)
-          throw RosterError(spec.where, "name '" + spec.name + "' is defined twice in row '" + row.id + "'");
-      }
-    }
-    for (const auto& layer : row.layers) {
-      if (!names.insert(layer.name).second)
-        throw RosterError(layer.where, "name '" + layer.name + "' is defined twice in row '" + row.id + "'");
-    }
+    check_row(row, node, has_family, capture_key);
     return row;
   }
 

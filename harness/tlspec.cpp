@@ -300,6 +300,8 @@ void Trace::save(const std::string& directory, bool with_payloads) const {
   fs::remove_all(staging, ignored);  // after an exchange: the old bundle
 }
 
+// Reads the manifest top to bottom (header, options, ops, payload index) and checks each field where
+// it is read, so every error names the field; split, each piece would need the whole context.
 Trace Trace::load(const std::string& directory) {
   const fs::path manifest_file = fs::path(directory) / kTlspecManifest;
   const fs::path& f = manifest_file;

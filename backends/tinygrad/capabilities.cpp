@@ -4,6 +4,7 @@
 
 namespace tl::tinygrad {
 
+// One entry per row of the page's table: a data table, long because the page is.
 std::vector<Capability> declared_capabilities() {
   return {
       {.name = "has_validation_replay",

@@ -1,5 +1,7 @@
 #include "backends/tinygrad/evaluation.h"
 
+#include <pybind11/eval.h>
+
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -27,26 +29,88 @@ class GcPause {
   bool was_enabled_;
 };
 
+// tinygrad's linearizer orders a kernel's instructions by priority and then by `tuplize`, an uncached
+// recursive tuple of each subtree: O(depth) per comparison, so a deep fused kernel costs seconds to
+// compile. TUPLE_ORDER=0 orders by priority alone; the program computes the same values.
+class PriorityOrder {
+ public:
+  PriorityOrder() : context_(py::module_::import("tinygrad.helpers").attr("Context")(py::arg("TUPLE_ORDER") = 0)) {
+    context_.attr("__enter__")();
+  }
+  ~PriorityOrder() { context_.attr("__exit__")(py::none(), py::none(), py::none()); }
+  PriorityOrder(const PriorityOrder&) = delete;
+  PriorityOrder& operator=(const PriorityOrder&) = delete;
+
+ private:
+  py::object context_;
+};
+
+// The UOp realized for each payload. Realizing `node.contiguous()` over the original graph makes
+// kernel k recompute the whole chain below node k: O(n^2) work for a chain of n ops. Instead each
+// requested value op is realized once and its consumers read that buffer (kernel k holds O(1) ops).
+// Where tinygrad's fused code would compute differently across the cut, the consumer keeps the
+// original expression, so each payload is still the value the fused graph gives: a pure constant
+// expression stays inline (fused code folds it at Python precision, a buffer holds it rounded), and
+// a MUL feeding an ADD or a REDUCE stays inline (fused into one multiply-add, rounded once). Effects
+// (AFTER, STORE), COPY, CALL and CONTIGUOUS keep their own graph, so the effect map still names the
+// live tensors' nodes. Outputs are checked equal to a plain eager forward in every conformance cell.
+constexpr const char* kRequests = R"PY(
+from tinygrad.uop.ops import UOp, Ops, GroupOp
+from tinygrad.dtype import dtypes
+
+_CHAINABLE = GroupOp.ALU | {Ops.CAST, Ops.BITCAST, Ops.REDUCE}
+_MOVEMENT = {Ops.RESHAPE, Ops.EXPAND, Ops.PAD, Ops.SHRINK, Ops.PERMUTE, Ops.FLIP}
+_CONST_LEAVES = {Ops.CONST, Ops.DEVICE, Ops.UNIQUE}
+_DATA_LEAVES = {Ops.BUFFER, Ops.PARAM, Ops.BUFFER_VIEW, Ops.BIND, Ops.DEFINE_VAR}
+_NO_CUT = {(Ops.MUL, Ops.ADD), (Ops.MUL, Ops.REDUCE)}
+
+def _tl_requests(nodes):
+    wanted = set(nodes)
+    cut, inline, constish, request = {}, {}, {}, {}
+    for u in UOp.sink(*nodes).toposort():
+        if u.op is Ops.SINK: continue
+        meta = u.dtype.scalar() in (dtypes.void, dtypes.weakint)
+        constish[u] = meta or u.op in _CONST_LEAVES or (
+            len(u.src) > 0 and u.op not in _DATA_LEAVES and all(constish[s] for s in u.src))
+        if u.op in _CHAINABLE or u.op in _MOVEMENT:
+            src = tuple(inline[s] if (s.op, u.op) in _NO_CUT else cut[s] for s in u.src)
+        else:
+            src = u.src
+        inline[u] = cut[u] = new = u if src == u.src else u.replace(src=src)
+        if u in wanted:
+            request[u] = new.contiguous()
+            if u.op in _CHAINABLE and not constish[u]: cut[u] = request[u]
+    return [request[u] for u in nodes]
+)PY";
+
+py::list chained_requests(const py::list& nodes) {
+  py::dict scope;  // executed per capture: microseconds, and nothing outlives the interpreter
+  py::exec(kRequests, scope);
+  return scope["_tl_requests"](nodes);
+}
+
 }  // namespace
 
+// Five phases in order over shared state: request every node, read realized inputs before the run,
+// run the one schedule, re-point the live tensors at the effects, copy out (freeing each buffer after
+// its last reader). Kept whole: the phases share the request list, the buffer map and the payloads.
 std::vector<Payload> evaluate_once(const TinygradApi& api, const std::vector<py::object>& nodes, CaptureStats& stats) {
   const GcPause gc_pause;
   std::vector<Payload> payloads;
   payloads.reserve(nodes.size());
-  py::list contiguous;  // per node: what to read after the run, or None for an empty tensor
-  py::list requested;
+  py::list nonempty;  // the nodes with elements, in node order
   for (const py::object& node : nodes) {
     Payload payload{payload_dtype(node.attr("dtype")), {}, {}};
     for (py::handle dim : node.attr("shape")) payload.shape.push_back(dim.cast<std::int64_t>());
     // tinygrad allocates nothing for an empty tensor (a slice past the end), and needs not to.
-    if (payload.numel() == 0) {
-      contiguous.append(py::none());
-    } else {
-      contiguous.append(node.attr("contiguous")());
-      requested.append(contiguous[py::len(contiguous) - 1]);
-    }
+    if (payload.numel() != 0) nonempty.append(node);
     payloads.push_back(std::move(payload));
   }
+  const py::list requested = chained_requests(nonempty);
+  py::list contiguous;  // per node: what to read after the run, or None for an empty tensor
+  for (std::size_t i = 0, k = 0; i < nodes.size(); ++i)
+    contiguous.append(payloads[i].numel() == 0 ? py::none() : py::object(requested[k++]));
+  const PriorityOrder priority_order;
   const py::object sink = api.UOp.attr("sink")(*requested);
   const py::tuple called = api.transform_to_call(sink);
   const py::dict buffer_map = called[1];

@@ -130,9 +130,6 @@ class TinygradProtocol : public BackendProtocol {
   std::string name() const override { return kName; }
 
   Trace trace(const py::object& fn, const py::tuple& args, const TraceOptions& options) override {
-    // A request for another backend goes to the registry, which refuses a name it does not know
-    // before anything runs.
-    if (!options.backend.empty() && options.backend != kName) return tl::trace(fn, args, options);
     TraceOptions own = options;
     own.backend = kName;
     return capture(fn, args, own);
@@ -141,7 +138,7 @@ class TinygradProtocol : public BackendProtocol {
   Trace trace_row(const RosterRow& row) override {
     refuse_unsupported_version(require_tinygrad().version);
     const RowFixture fixture = build_row(row);
-    return trace(fixture.forward, fixture.inputs, row.options);
+    return trace_as(kName, fixture.forward, fixture.inputs, row.options);
   }
 
   RowCapture capture_row(const RosterRow& row) override {
@@ -159,7 +156,7 @@ class TinygradProtocol : public BackendProtocol {
       probe.attr("__enter__")();
     });
     try {
-      result.trace = trace(fixture.forward, fixture.inputs, row.options);
+      result.trace = trace_as(kName, fixture.forward, fixture.inputs, row.options);
     } catch (...) {
       with_python_errors([&] { probe.attr("__exit__")(py::none(), py::none(), py::none()); });
       throw;
@@ -206,7 +203,7 @@ class TinygradProtocol : public BackendProtocol {
     // For requests on an audit-only trace, the trace is made first; the probes cover the request.
     std::optional<Trace> loaded;
     if (row.request != "trace") {
-      const Trace live = trace(fixture.forward, fixture.inputs, options);
+      const Trace live = trace_as(kName, fixture.forward, fixture.inputs, options);
       const auto directory =
           std::filesystem::temp_directory_path() / ("tl-" + row.id + "-" + std::to_string(::getpid()) + ".tlspec");
       live.save(directory.string());
@@ -231,7 +228,7 @@ class TinygradProtocol : public BackendProtocol {
         loaded->derive_grads(grads);
         attempt.message = "gradients were derived on the audit-only trace";
       } else {
-        const Trace captured = trace(fixture.forward, fixture.inputs, options);
+        const Trace captured = trace_as(kName, fixture.forward, fixture.inputs, options);
         attempt.message = "the request was not refused: it captured " + std::to_string(captured.size()) + " ops";
       }
     } catch (const BackendUnsupportedError& error) {

@@ -5,6 +5,7 @@
 
 #include "backends/tinygrad/runtime.h"
 #include "harness/python_runtime.h"
+#include "harness/roster_python.h"
 
 namespace tl::tinygrad {
 namespace {
@@ -59,16 +60,6 @@ def _tl_build(row):
     return scope["forward"], inputs
 )PY";
 
-py::dict tensor_spec(const TensorSpec& spec) {
-  py::dict dict;
-  dict["name"] = spec.name;
-  dict["dtype"] = spec.dtype;
-  dict["shape"] = spec.shape;
-  dict["values"] = spec.values;
-  dict["source"] = spec.source;
-  return dict;
-}
-
 py::object from_json(const nlohmann::json& json) { return py::module_::import("json").attr("loads")(json.dump()); }
 
 }  // namespace
@@ -89,16 +80,16 @@ RowFixture build_row(const RosterRow& row) {
       entry["args"] = from_json(layer.args);
       entry["kwargs"] = from_json(layer.kwargs);
       py::list set;
-      for (const TensorSpec& tensor : layer.set) set.append(tensor_spec(tensor));
+      for (const TensorSpec& tensor : layer.set) set.append(tensor_spec_dict(tensor));
       entry["set"] = set;
       layers.append(entry);
     }
     spec["layers"] = layers;
     py::list tensors;
-    for (const TensorSpec& tensor : row.tensors) tensors.append(tensor_spec(tensor));
+    for (const TensorSpec& tensor : row.tensors) tensors.append(tensor_spec_dict(tensor));
     spec["tensors"] = tensors;
     py::list inputs;
-    for (const TensorSpec& input : row.inputs) inputs.append(tensor_spec(input));
+    for (const TensorSpec& input : row.inputs) inputs.append(tensor_spec_dict(input));
     spec["inputs"] = inputs;
     spec["forward"] = row.forward;
     spec["setup"] = row.setup;

@@ -16,6 +16,7 @@
 #include "harness/errors.h"
 #include "harness/python_runtime.h"
 #include "harness/refusal.h"
+#include "harness/roster_python.h"
 #include "harness/version_range.h"
 
 namespace tl::toy {
@@ -313,20 +314,6 @@ std::string toygrad_version() {
   return version;
 }
 
-py::list tensor_specs(const std::vector<TensorSpec>& specs) {
-  py::list list;
-  for (const TensorSpec& spec : specs) {
-    py::dict dict;
-    dict["name"] = spec.name;
-    dict["dtype"] = spec.dtype;
-    dict["shape"] = spec.shape;
-    dict["values"] = spec.values;
-    dict["source"] = spec.source;
-    list.append(dict);
-  }
-  return list;
-}
-
 struct Fixture {
   py::dict glue;
   py::object forward;
@@ -341,8 +328,8 @@ Fixture build_row(const RosterRow& row) {
     fixture.glue = glue();
     py::dict spec;
     spec["seed"] = row.seed ? py::object(py::int_(*row.seed)) : py::object(py::none());
-    spec["tensors"] = tensor_specs(row.tensors);
-    spec["inputs"] = tensor_specs(row.inputs);
+    spec["tensors"] = tensor_spec_list(row.tensors);
+    spec["inputs"] = tensor_spec_list(row.inputs);
     spec["setup"] = row.setup;
     spec["forward"] = row.forward;
     spec["forward_file"] = row.forward_where.file;
@@ -391,7 +378,6 @@ class ToyProtocol : public BackendProtocol {
   std::string name() const override { return kName; }
 
   Trace trace(const py::object& fn, const py::tuple& args, const TraceOptions& options) override {
-    if (!options.backend.empty() && options.backend != kName) return tl::trace(fn, args, options);
     TraceOptions own = options;
     own.backend = kName;
     return capture(fn, args, own);
@@ -399,7 +385,7 @@ class ToyProtocol : public BackendProtocol {
 
   Trace trace_row(const RosterRow& row) override {
     const Fixture fixture = build_row(row);
-    return trace(fixture.forward, fixture.inputs, row.options);
+    return trace_as(kName, fixture.forward, fixture.inputs, row.options);
   }
 
   RowCapture capture_row(const RosterRow& row) override {
@@ -418,7 +404,7 @@ class ToyProtocol : public BackendProtocol {
       ops_before = fixture.glue["toygrad"].attr("ops_executed").cast<long long>();
     });
     RowCapture result;
-    result.trace = trace(counted, fixture.inputs, row.options);
+    result.trace = trace_as(kName, counted, fixture.inputs, row.options);
     with_python_errors([&] {
       result.observed_evaluations = static_cast<int>(py::len(calls));
       result.observed_kernels = fixture.glue["toygrad"].attr("ops_executed").cast<long long>() - ops_before;
@@ -450,7 +436,7 @@ class ToyProtocol : public BackendProtocol {
     if (row.request != "trace") {
       const auto directory =
           std::filesystem::temp_directory_path() / ("tl-" + row.id + "-" + std::to_string(::getpid()) + ".tlspec");
-      trace(fixture.forward, fixture.inputs, row.options).save(directory.string());
+      trace_as(kName, fixture.forward, fixture.inputs, row.options).save(directory.string());
       loaded = Trace::load(directory.string());
       std::filesystem::remove_all(directory);
     }
@@ -468,8 +454,8 @@ class ToyProtocol : public BackendProtocol {
         loaded->derive_grads(grads);
         attempt.message = "gradients were derived on the audit-only trace";
       } else {
-        attempt.message =
-            "not refused: captured " + std::to_string(trace(fixture.forward, fixture.inputs, row.options).size()) + " ops";
+        attempt.message = "not refused: captured " +
+                          std::to_string(trace_as(kName, fixture.forward, fixture.inputs, row.options).size()) + " ops";
       }
     } catch (const BackendUnsupportedError& error) {
       attempt.refused = true;
