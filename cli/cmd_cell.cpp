@@ -2,6 +2,10 @@
 // supervised child process, as `run` does and as CTest runs each cell, so a crash, a hang, a memory
 // blow-up or a process left behind cannot take the caller down. With --result-fd the cell reports
 // its phases and result on that descriptor (how the supervisor hears from it) and prints nothing.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -17,9 +21,16 @@ namespace {
 
 CellResult run_here(const Args& args, const RosterRow& row) {
   std::optional<ResultChannel> channel;
+  const auto start = std::chrono::steady_clock::now();
   if (args.values.contains("result-fd")) {
     channel.emplace(static_cast<int>(args.integer("result-fd", 0, 3, 1 << 20)));
-    set_phase_listener([&](const std::string& phase) { channel->phase(phase); });
+    set_phase_listener([&](CellPhase phase) { channel->phase(std::string(to_string(phase))); });
+  } else if (::isatty(STDERR_FILENO) != 0) {
+    // A person waiting on a long cell sees where it is and how long it has taken so far.
+    set_phase_listener([&](CellPhase phase) {
+      const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+      std::fprintf(stderr, "  ...   %s (at %.1f s)\n", std::string(to_string(phase)).c_str(), elapsed.count());
+    });
   }
   CellResult result = run_cell(backend_of(args), row);
   set_phase_listener(nullptr);

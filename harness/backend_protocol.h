@@ -41,8 +41,11 @@ class BackendProtocol {
  public:
   virtual ~BackendProtocol() = default;
   virtual std::string name() const = 0;
-  // Traces fn(*args): what tl::trace calls once it has found the backend by name.
-  virtual Trace trace(const pybind11::object& fn, const pybind11::tuple& args, const TraceOptions& options) = 0;
+  // Traces fn(*args) as this backend: what tl::trace calls once it has found the backend by name.
+  Trace trace(const pybind11::object& fn, const pybind11::tuple& args, TraceOptions options) {
+    options.backend = name();
+    return capture(fn, args, options);
+  }
   // Builds the row afresh and traces its forward with its options (what `tlconform trace` shows).
   virtual Trace trace_row(const RosterRow& row) = 0;
   // Builds the row's tensors and layers afresh (seeding first) and traces its forward.
@@ -53,6 +56,10 @@ class BackendProtocol {
   virtual ValidationStatus validate(const Trace& trace, const std::vector<Payload>& outputs) { return trace.validate(outputs); }
   // Builds the row afresh and traces it with the row's options, expecting a refusal.
   virtual RefusalAttempt refuse_row(const RosterRow& row) = 0;
+
+ protected:
+  // The backend's capture of fn(*args); options.backend is already this backend's name.
+  virtual Trace capture(const pybind11::object& fn, const pybind11::tuple& args, const TraceOptions& options) = 0;
 };
 
 }  // namespace tl

@@ -13,16 +13,16 @@ namespace {
 CellResult run_row_cell(BackendProtocol& backend, const RosterRow& row) {
   CellResult result = CellResult::of(row);
   run_guarded(result, "capture", [&] {
-    enter_phase("capture");
+    enter_phase(CellPhase::Capture);
     const RowCapture capture = backend.capture_row(row);
     const Trace& trace = capture.trace;
     result.ops = trace.size();
     result.checks.push_back({"capture", true, std::to_string(trace.size()) + " ops recorded"});
     result.checks.push_back(check_structure(trace));
     result.checks.push_back(check_one_evaluation(capture));
-    enter_phase("eager");
+    enter_phase(CellPhase::Eager);
     const EagerRun eager = backend.eager_row(row);
-    enter_phase("checks");
+    enter_phase(CellPhase::Checks);
     result.checks.push_back(check_outputs_equal_eager(trace, eager));
     const bool same_rng = capture.rng_state == eager.rng_state;
     result.checks.push_back({"rng_state_equal_eager", same_rng,
@@ -30,14 +30,14 @@ CellResult run_row_cell(BackendProtocol& backend, const RosterRow& row) {
                                       : "after capture: " + capture.rng_state + "; after eager: " + eager.rng_state});
     if (row.expect.output || !row.expect.outputs.empty()) result.checks.push_back(check_expected_output(row, trace));
     if (row.expect.constant_kinds) result.checks.push_back(check_constant_kinds(row, trace));
-    enter_phase("replay_validation");
+    enter_phase(CellPhase::ReplayValidation);
     result.checks.push_back(check_replay_validation(backend, row, trace, eager));
     Trace with_grads = capture.trace;
     if (has_float_output(trace)) {
-      enter_phase("derived_grads");
+      enter_phase(CellPhase::DerivedGrads);
       result.checks.push_back(check_derived_grads(with_grads));
     }
-    enter_phase("tlspec_round_trip");
+    enter_phase(CellPhase::TlspecRoundTrip);
     result.checks.push_back(check_tlspec_round_trip(with_grads, row.id));
   });
   settle(result);
@@ -49,7 +49,7 @@ CellResult run_row_cell(BackendProtocol& backend, const RosterRow& row) {
 CellResult run_refusal_cell(BackendProtocol& backend, const RosterRow& row) {
   CellResult result = CellResult::of(row);
   run_guarded(result, "refusal_code", [&] {
-    enter_phase("refusal_request");
+    enter_phase(CellPhase::RefusalRequest);
     const RefusalAttempt attempt = backend.refuse_row(row);
     const bool right_code = attempt.refused && attempt.code == row.expect.refusal;
     result.checks.push_back({"refusal_code", right_code,
@@ -73,10 +73,10 @@ CellResult run_refusal_cell(BackendProtocol& backend, const RosterRow& row) {
 CellResult run_capability_cell(BackendProtocol& backend, const RosterRow& row) {
   CellResult result = CellResult::of(row);
   run_guarded(result, "capture", [&] {
-    enter_phase("capture");
+    enter_phase(CellPhase::Capture);
     RowCapture capture = backend.capture_row(row);
     result.ops = capture.trace.size();
-    enter_phase(row.capability);
+    enter_phase(CellPhase::CapabilityProof);
     capability_proofs().at(row.capability)(backend, capture, row, result);
   });
   settle(result);

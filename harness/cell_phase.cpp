@@ -1,19 +1,38 @@
-// The phase listener of conformance.h: one per process (a cell process runs one cell).
-#include "harness/conformance.h"
+#include "harness/cell_phase.h"
+
+#include <array>
+#include <utility>
 
 namespace tl {
 namespace {
 
-std::function<void(const std::string&)>& listener() {
-  static std::function<void(const std::string&)> instance;
+constexpr std::array<std::pair<CellPhase, std::string_view>, 8> kNames{{
+    {CellPhase::Capture, "capture"},
+    {CellPhase::Eager, "eager"},
+    {CellPhase::Checks, "checks"},
+    {CellPhase::ReplayValidation, "replay_validation"},
+    {CellPhase::DerivedGrads, "derived_grads"},
+    {CellPhase::TlspecRoundTrip, "tlspec_round_trip"},
+    {CellPhase::RefusalRequest, "refusal_request"},
+    {CellPhase::CapabilityProof, "capability_proof"},
+}};
+
+std::function<void(CellPhase)>& listener() {
+  static std::function<void(CellPhase)> instance;
   return instance;
 }
 
 }  // namespace
 
-void set_phase_listener(std::function<void(const std::string& phase)> on_phase) { listener() = std::move(on_phase); }
+std::string_view to_string(CellPhase phase) {
+  for (const auto& [value, name] : kNames)
+    if (value == phase) return name;
+  return "unknown";
+}
 
-void enter_phase(const std::string& phase) {
+void set_phase_listener(std::function<void(CellPhase phase)> on_phase) { listener() = std::move(on_phase); }
+
+void enter_phase(CellPhase phase) {
   if (listener()) listener()(phase);
 }
 

@@ -2,20 +2,15 @@
 // (cell_kinds.h), with the row's `requires:` and `xfail:` applied.
 #pragma once
 
-#include <functional>
 #include <string>
 
 #include "harness/backend_spec.h"
+#include "harness/cell_phase.h"
 #include "harness/cell_result.h"
 #include "harness/cell_state.h"
 #include "harness/roster.h"
 
 namespace tl {
-
-// Where a cell is ("build", "capture", "replay_validation", ...): each cell announces its phases
-// here, so a supervisor can say where a cell that hangs or dies was. The listener is optional.
-void set_phase_listener(std::function<void(const std::string& phase)> listener);
-void enter_phase(const std::string& phase);
 
 // Why the row cannot run here, or nullopt: a required feature this run did not enable (the cell is
 // skipped) or a version range the installed framework is outside (unsupported).

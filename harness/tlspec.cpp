@@ -360,16 +360,9 @@ Trace Trace::load(const std::string& directory) {
       op.label = text(member(entry, "label", f, where), f, where + ".label");
       op.framework_op = text(member(entry, "op", f, where), f, where + ".op");
       const std::string kind = text(member(entry, "kind", f, where), f, where + ".kind");
-      if (kind == "input")
-        op.kind = OpKind::Input;
-      else if (kind == "compute")
-        op.kind = OpKind::Compute;
-      else if (kind == "view")
-        op.kind = OpKind::View;
-      else if (kind == "constant")
-        op.kind = OpKind::Constant;
-      else
-        reject(f, where + ".kind '" + kind + "' is unknown");
+      const std::optional<OpKind> op_kind = op_kind_from_string(kind);
+      if (!op_kind) reject(f, where + ".kind '" + kind + "' is unknown");
+      op.kind = *op_kind;
       if (entry.contains("constant_kind") && !entry["constant_kind"].is_null())
         op.constant_kind = text(entry["constant_kind"], f, where + ".constant_kind");
       const auto dtype = dtype_from_name(text(member(entry, "dtype", f, where), f, where + ".dtype"));

@@ -1,21 +1,33 @@
 #include "harness/trace.h"
 
+#include <array>
+#include <utility>
+
 #include "harness/refusal.h"
 
 namespace tl {
 
+namespace {
+
+constexpr std::array<std::pair<OpKind, const char*>, 4> kOpKindNames{{
+    {OpKind::Input, "input"},
+    {OpKind::Compute, "compute"},
+    {OpKind::View, "view"},
+    {OpKind::Constant, "constant"},
+}};
+
+}  // namespace
+
 const char* to_string(OpKind kind) {
-  switch (kind) {
-    case OpKind::Input:
-      return "input";
-    case OpKind::Compute:
-      return "compute";
-    case OpKind::View:
-      return "view";
-    case OpKind::Constant:
-      return "constant";
-  }
+  for (const auto& [value, name] : kOpKindNames)
+    if (value == kind) return name;
   return "?";
+}
+
+std::optional<OpKind> op_kind_from_string(std::string_view name) {
+  for (const auto& [value, text] : kOpKindNames)
+    if (name == text) return value;
+  return std::nullopt;
 }
 
 std::vector<const Op*> Trace::output_ops() const {

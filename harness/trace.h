@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/dtype.h"
@@ -18,6 +19,7 @@ namespace tl {
 
 enum class OpKind { Input, Compute, View, Constant };
 const char* to_string(OpKind kind);
+std::optional<OpKind> op_kind_from_string(std::string_view name);
 
 // One parent edge: the parent op and the argument position it fills in the child.
 struct ParentRef {

@@ -93,8 +93,12 @@ void TinygradLiveGraph::derive_grads(Trace& trace, const GradOptions& options) c
     const py::list gradients = loss.attr("gradient")(*target_tensors);
     std::vector<py::object> gradient_uops;
     for (py::handle gradient : gradients) gradient_uops.push_back(gradient.attr("uop"));
+    // A gradient reads forward values (a relu's mask, a product's other factor): realized as cut
+    // points, each is computed once instead of once per gradient that reads it.
+    std::vector<py::object> forward_values;
+    for (py::handle node : nodes) forward_values.push_back(py::reinterpret_borrow<py::object>(node));
     CaptureStats stats;
-    std::vector<Payload> values = evaluate_once(api, gradient_uops, stats);
+    std::vector<Payload> values = evaluate_once(api, gradient_uops, stats, forward_values);
     for (std::size_t i = 0; i < targets.size(); ++i) trace.ops[targets[i]].grad = std::move(values[i]);
   });
 }

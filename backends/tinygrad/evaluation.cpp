@@ -83,18 +83,19 @@ def _tl_requests(nodes):
     return [request[u] for u in nodes]
 )PY";
 
+}  // namespace
+
 py::list chained_requests(const py::list& nodes) {
   py::dict scope;  // executed per capture: microseconds, and nothing outlives the interpreter
   py::exec(kRequests, scope);
   return scope["_tl_requests"](nodes);
 }
 
-}  // namespace
-
 // Five phases in order over shared state: request every node, read realized inputs before the run,
 // run the one schedule, re-point the live tensors at the effects, copy out (freeing each buffer after
 // its last reader). Kept whole: the phases share the request list, the buffer map and the payloads.
-std::vector<Payload> evaluate_once(const TinygradApi& api, const std::vector<py::object>& nodes, CaptureStats& stats) {
+std::vector<Payload> evaluate_once(const TinygradApi& api, const std::vector<py::object>& nodes, CaptureStats& stats,
+                                   const std::vector<py::object>& cut_points) {
   const GcPause gc_pause;
   std::vector<Payload> payloads;
   payloads.reserve(nodes.size());
@@ -106,7 +107,16 @@ std::vector<Payload> evaluate_once(const TinygradApi& api, const std::vector<py:
     if (payload.numel() != 0) nonempty.append(node);
     payloads.push_back(std::move(payload));
   }
-  const py::list requested = chained_requests(nonempty);
+  const std::size_t wanted = py::len(nonempty);
+  for (const py::object& node : cut_points) {
+    bool empty = false;  // an empty tensor is never materialized (above)
+    for (py::handle dim : node.attr("shape")) empty |= dim.cast<std::int64_t>() == 0;
+    if (!empty) nonempty.append(node);
+  }
+  // Only the requests of `nodes` are evaluated; a cut point's request runs where one of them reads it.
+  const py::list all_requests = chained_requests(nonempty);
+  py::list requested;
+  for (std::size_t k = 0; k < wanted; ++k) requested.append(all_requests[k]);
   py::list contiguous;  // per node: what to read after the run, or None for an empty tensor
   for (std::size_t i = 0, k = 0; i < nodes.size(); ++i)
     contiguous.append(payloads[i].numel() == 0 ? py::none() : py::object(requested[k++]));

@@ -129,12 +129,6 @@ class TinygradProtocol : public BackendProtocol {
  public:
   std::string name() const override { return kName; }
 
-  Trace trace(const py::object& fn, const py::tuple& args, const TraceOptions& options) override {
-    TraceOptions own = options;
-    own.backend = kName;
-    return capture(fn, args, own);
-  }
-
   Trace trace_row(const RosterRow& row) override {
     refuse_unsupported_version(require_tinygrad().version);
     const RowFixture fixture = build_row(row);
@@ -244,6 +238,11 @@ class TinygradProtocol : public BackendProtocol {
       for (auto [probe, what] : changed) attempt.changed.emplace_back(probe.cast<std::string>(), what.cast<std::string>());
     });
     return attempt;
+  }
+
+ protected:
+  Trace capture(const py::object& fn, const py::tuple& args, const TraceOptions& options) override {
+    return tinygrad::capture(fn, args, options);
   }
 };
 

@@ -377,12 +377,6 @@ class ToyProtocol : public BackendProtocol {
  public:
   std::string name() const override { return kName; }
 
-  Trace trace(const py::object& fn, const py::tuple& args, const TraceOptions& options) override {
-    TraceOptions own = options;
-    own.backend = kName;
-    return capture(fn, args, own);
-  }
-
   Trace trace_row(const RosterRow& row) override {
     const Fixture fixture = build_row(row);
     return trace_as(kName, fixture.forward, fixture.inputs, row.options);
@@ -470,6 +464,11 @@ class ToyProtocol : public BackendProtocol {
       for (auto [probe, what] : changed) attempt.changed.emplace_back(probe.cast<std::string>(), what.cast<std::string>());
     });
     return attempt;
+  }
+
+ protected:
+  Trace capture(const py::object& fn, const py::tuple& args, const TraceOptions& options) override {
+    return toy::capture(fn, args, options);
   }
 };
 

@@ -61,4 +61,12 @@ inline std::string file_text(const std::filesystem::path& path) {
 
 inline std::string source_path(const std::string& relative) { return std::string(TL_SOURCE_DIR) + "/" + relative; }
 
+// A save's staging directory left in `parent` (a save that died, or one that did not clean up).
+inline bool has_staging(const std::filesystem::path& parent) {
+  for (const auto& entry : std::filesystem::directory_iterator(parent)) {
+    if (entry.path().filename().string().find(".staging-") != std::string::npos) return true;
+  }
+  return false;
+}
+
 }  // namespace tl::test

@@ -27,6 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using test::file_text;
+using test::has_staging;
 using test::scratch;
 using test::tlconform;
 
@@ -184,13 +185,6 @@ TEST(Cli, DoctorShowsTheBackendScorecardRow) {
   EXPECT_TRUE(found) << outcome.stdout_text;
 }
 
-bool has_staging(const fs::path& parent) {
-  for (const auto& entry : fs::directory_iterator(parent)) {
-    if (entry.path().filename().string().find(".staging-") != std::string::npos) return true;
-  }
-  return false;
-}
-
 // Durable writes: a save killed while it writes the new bundle leaves the old one whole at the
 // target path; the next save clears the dead run's staging directory.
 TEST(Cli, AKilledSaveLeavesThePreviousBundleIntact) {
@@ -246,14 +240,12 @@ std::string saved_bundle(const std::string& name) {
   trace.backend = "tinygrad";
   trace.framework_version = "0.13.0";
   trace.device = "PYTHON";
-  Op input;
-  input.label = "input0:0";
-  input.framework_op = "RESHAPE";
-  input.kind = OpKind::Input;
-  input.dtype = f32;
-  input.shape = {4};
-  input.out = Payload::from_doubles(f32, {4}, {std::nan(""), INFINITY, -INFINITY, 0.5});
-  trace.ops = {input};
+  trace.ops = {Op{.label = "input0:0",
+                  .framework_op = "RESHAPE",
+                  .kind = OpKind::Input,
+                  .dtype = f32,
+                  .shape = {4},
+                  .out = Payload::from_doubles(f32, {4}, {std::nan(""), INFINITY, -INFINITY, 0.5})}};
   trace.inputs = trace.outputs = {0};
   trace.save(directory.string());
   return directory.string();

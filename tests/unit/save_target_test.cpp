@@ -15,6 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using test::file_text;
+using test::has_staging;
 using test::scratch;
 using test::tlconform;
 
@@ -23,24 +24,16 @@ Trace tiny_trace(const std::string& dtype = "float32") {
   trace.backend = "tinygrad";
   trace.framework_version = "0.13.0";
   trace.device = "PYTHON";
-  Op input;
-  input.label = "input0:0";
-  input.framework_op = "BUFFER";
-  input.kind = OpKind::Input;
-  input.dtype = dtype_from_name(dtype).value_or(DType{dtype, 4, DTypeKind::Float});
-  input.shape = {2};
-  input.out = Payload{input.dtype, {2}, std::vector<std::uint8_t>(2 * input.dtype.itemsize, 0)};
-  trace.ops = {input};
+  const DType type = dtype_from_name(dtype).value_or(DType{dtype, 4, DTypeKind::Float});
+  trace.ops = {Op{.label = "input0:0",
+                  .framework_op = "BUFFER",
+                  .kind = OpKind::Input,
+                  .dtype = type,
+                  .shape = {2},
+                  .out = Payload{type, {2}, std::vector<std::uint8_t>(2 * type.itemsize, 0)}}};
   trace.inputs = {0};
   trace.outputs = {0};
   return trace;
-}
-
-bool has_staging(const fs::path& parent) {
-  for (const auto& entry : fs::directory_iterator(parent)) {
-    if (entry.path().filename().string().find(".staging-") != std::string::npos) return true;
-  }
-  return false;
 }
 
 TEST(SaveTarget, ADirectoryWithOtherFilesIsRefusedAndKept) {

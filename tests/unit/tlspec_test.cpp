@@ -124,6 +124,18 @@ class TlspecBundle : public ::testing::Test {
     }
   }
 
+  using ManifestEdit = std::pair<std::function<void(nlohmann::json&)>, std::string>;
+  // Each edit applied to a fresh bundle's manifest must be rejected with its message.
+  void expect_each_rejected(const std::vector<ManifestEdit>& cases) {
+    for (const auto& [edit, needle] : cases) {
+      SetUp();
+      nlohmann::json json = manifest();
+      edit(json);
+      write_manifest(json);
+      expect_rejected(needle);
+    }
+  }
+
   fs::path directory_;
 };
 
@@ -277,7 +289,7 @@ TEST_F(TlspecBundle, RefusesAFifoInsteadOfHanging) {
 
 // Every wrong JSON type is a TlspecError naming the field, never an nlohmann exception.
 TEST_F(TlspecBundle, RejectsWrongTypesNamingTheField) {
-  const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> cases{
+  const std::vector<ManifestEdit> cases{
       {[](nlohmann::json& m) { m["capture_options"] = 5; }, "capture_options must be an object, not 5"},
       {[](nlohmann::json& m) { m["capture_options"]["grad_options"]["loss"] = 1; },
        "capture_options.grad_options.loss must be a string"},
@@ -300,13 +312,7 @@ TEST_F(TlspecBundle, RejectsWrongTypesNamingTheField) {
       {[](nlohmann::json& m) { m["device"] = false; }, "device must be a string"},
       {[](nlohmann::json& m) { m.erase("capture_options"); }, "the manifest has no 'capture_options'"},
   };
-  for (const auto& [edit, needle] : cases) {
-    SetUp();
-    nlohmann::json json = manifest();
-    edit(json);
-    write_manifest(json);
-    expect_rejected(needle);
-  }
+  expect_each_rejected(cases);
   std::ofstream(directory_ / kTlspecManifest) << "[1, 2]";
   expect_rejected("the manifest must be an object");
   SetUp();
@@ -323,7 +329,7 @@ TEST_F(TlspecBundle, RejectsWrongTypesNamingTheField) {
 // Whole-number fields are read exactly: a fraction or a number past the field's range is rejected,
 // never truncated (nlohmann's get<int> made 0.7 an index 0 and 2^40+1 a schema_version 1).
 TEST_F(TlspecBundle, RejectsFractionsAndOutOfRangeNumbers) {
-  const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> cases{
+  const std::vector<ManifestEdit> cases{
       {[](nlohmann::json& m) { m["ops"][0]["index"] = 0.7; }, "ops[0].index must be a whole number"},
       {[](nlohmann::json& m) { m["ops"][1]["index"] = 1.0; }, "ops[1].index must be a whole number"},
       {[](nlohmann::json& m) { m["schema_version"] = (1ULL << 40) + 1; }, "has schema_version 1099511627777"},
@@ -339,13 +345,7 @@ TEST_F(TlspecBundle, RejectsFractionsAndOutOfRangeNumbers) {
       {[](nlohmann::json& m) { m["ops"][0]["shape"] = {2.0}; }, "ops[0].shape[0] must be a whole number"},
       {[](nlohmann::json& m) { m["ops"][0]["shape"] = {-2}; }, "ops[0].shape[0] must be a whole number"},
   };
-  for (const auto& [edit, needle] : cases) {
-    SetUp();
-    nlohmann::json json = manifest();
-    edit(json);
-    write_manifest(json);
-    expect_rejected(needle);
-  }
+  expect_each_rejected(cases);
   SetUp();
   edit_header([](nlohmann::json& h) { h["out.0"]["data_offsets"] = {0.0, 8.0}; });
   expect_rejected("out.0.data_offsets[0] must be a whole number");
