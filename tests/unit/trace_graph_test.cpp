@@ -355,7 +355,9 @@ TEST(TraceGraphCli, ABadGraphPathIsAUsageErrorBeforeTheCapture) {
        std::vector<std::pair<std::string, std::string>>{{(blocker / "mlp.svg").string(), "give a path in a writable directory"},
                                                         {directory.string(), "is a directory"},
                                                         {scratch("mlp.txt"), "give a file name ending in .svg"}}) {
-    const ChildOutcome outcome = tlconform({"trace", "--row", "tutorial_mlp", "--graph", path}, 60);
+    // With no venv, a capture would fail on its own: the refusal must come first.
+    const ChildOutcome outcome =
+        tlconform(Invocation{{"trace", "--row", "tutorial_mlp", "--graph", path}, "", {"TL_VENV=" + scratch("no-venv")}, 60});
     EXPECT_EQ(outcome.exit_code, 2) << path << ": " << outcome.stderr_text;
     EXPECT_NE(outcome.stderr_text.find(why), std::string::npos) << outcome.stderr_text;
     EXPECT_EQ(outcome.stdout_text.find("ops; outputs"), std::string::npos) << "it captured: " << outcome.stdout_text;
@@ -368,8 +370,11 @@ TEST(TraceGraphCli, MissingGraphvizSaysToInstallIt) {
   const fs::path empty = scratch("no_graphviz_bin");
   fs::create_directories(empty);
   const std::string svg_path = scratch("no_dot.svg");
-  const ChildOutcome outcome =
-      tlconform(Invocation{{"trace", "--row", "tutorial_mlp", "--graph", svg_path}, "", {"PATH=" + empty.string()}, 60});
+  // With no venv a capture would fail on its own: Graphviz is missed first.
+  const ChildOutcome outcome = tlconform(Invocation{{"trace", "--row", "tutorial_mlp", "--graph", svg_path},
+                                                    "",
+                                                    {"PATH=" + empty.string(), "TL_VENV=" + scratch("no-venv")},
+                                                    60});
   EXPECT_EQ(outcome.exit_code, 1) << outcome.stderr_text;
   EXPECT_NE(outcome.stderr_text.find("install graphviz"), std::string::npos) << outcome.stderr_text;
   EXPECT_EQ(outcome.stdout_text.find("ops; outputs"), std::string::npos) << outcome.stdout_text;
