@@ -138,7 +138,9 @@ std::string run_node(const Trace& trace, const OpRun& run, const std::vector<OpV
   std::string tooltip = std::to_string(run.size()) + " " + to_string(first.kind) + " ops drawn as one: ops " +
                         std::to_string(run.first) + " to " + std::to_string(run.last) + ", only the last read outside";
   for (const std::string& note : verdict.notes) tooltip += "\n" + note;
-  const NodeStyle style = node_style(first.kind, first.constant_kind, verdicts != nullptr ? &verdict : nullptr);
+  NodeStyle style = node_style(first.kind, first.constant_kind, verdicts != nullptr ? &verdict : nullptr);
+  style.dashes.clear();  // the worst verdict's colour, solid: the tally line says how many ops got which
+
   return "  run" + std::to_string(run.first) + "_" + std::to_string(run.last) + " [shape=box3d, label=<" + label +
          ">, tooltip=" + dot_quoted(tooltip) + ", " + style_attributes(style) + ", tl_ops=" + std::to_string(run.size()) +
          ", tl_edges=" + std::to_string(inner_edges) + "];\n";
