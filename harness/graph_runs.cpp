@@ -35,6 +35,15 @@ std::size_t longest_run_from(std::size_t first, std::size_t end, const std::vect
   return best;
 }
 
+// Which ops may join a run that `first` starts: compute and view ops mix (a view only re-indexes
+// what a compute made, and models alternate the two), and a constant may lead the views that reshape
+// it (a literal is a CONST, a RESHAPE and an EXPAND). Inputs never join; constants only lead.
+bool may_follow(const Op& first, const Op& next) {
+  if (next.kind == OpKind::View) return first.kind != OpKind::Input;
+  if (next.kind == OpKind::Compute) return first.kind == OpKind::Compute || first.kind == OpKind::View;
+  return false;
+}
+
 }  // namespace
 
 std::vector<OpRun> collapsible_runs(const Trace& trace, const std::vector<bool>& keep_given, std::size_t min_run) {
@@ -49,8 +58,8 @@ std::vector<OpRun> collapsible_runs(const Trace& trace, const std::vector<bool>&
       ++first;
       continue;
     }
-    std::size_t end = first;  // one past the stretch of same-kind ops that may collapse
-    while (end < n && !keep[end] && trace.ops[end].kind == trace.ops[first].kind) ++end;
+    std::size_t end = first + 1;  // one past the stretch of ops that may join first's run
+    while (end < n && !keep[end] && may_follow(trace.ops[first], trace.ops[end])) ++end;
     const std::size_t last = longest_run_from(first, end, last_reader);
     if (last - first + 1 >= std::max<std::size_t>(min_run, 2)) {
       runs.push_back({first, last});

@@ -22,6 +22,10 @@ constexpr std::size_t kTitleMessageChars = 160;
 constexpr std::size_t kRunOpsShown = 4;
 // The longest repeating step a run's label spells out (a relu-and-affine step is 5 ops).
 constexpr std::size_t kRunPeriodShown = 8;
+// Runs this short are spelled out op by op ("CONST→RESHAPE→EXPAND").
+constexpr std::size_t kRunSpelledOut = 5;
+// A run's tooltip lists its ops, up to this many.
+constexpr std::size_t kRunTooltipOps = 40;
 
 std::string small(const std::string& html, const char* colour = "#333333") {
   return "<BR/><FONT POINT-SIZE=\"9\" COLOR=\"" + std::string(colour) + "\">" + html + "</FONT>";
@@ -76,6 +80,11 @@ std::string op_histogram(const Trace& trace, const OpRun& run) {
 // histogram: either way the reader sees what the run is made of.
 std::string run_ops_summary(const Trace& trace, const OpRun& run) {
   const auto op_at = [&](std::size_t k) -> const std::string& { return trace.ops[run.first + k].framework_op; };
+  if (run.size() <= kRunSpelledOut) {
+    std::string sequence;
+    for (std::size_t k = 0; k < run.size(); ++k) sequence += (k ? "→" : "") + op_at(k);
+    return sequence;
+  }
   for (std::size_t period = 1; period <= kRunPeriodShown && period * 3 <= run.size(); ++period) {
     std::size_t k = 0;
     while (k + period < run.size() && op_at(k) == op_at(k + period)) ++k;
@@ -135,10 +144,16 @@ std::string run_node(const Trace& trace, const OpRun& run, const std::vector<OpV
   std::string counts;
   const OpVerdict verdict = verdicts != nullptr ? run_verdict(*verdicts, run, counts) : OpVerdict{};
   if (!counts.empty()) label += small(dot_html(counts));
-  std::string tooltip = std::to_string(run.size()) + " " + to_string(first.kind) + " ops drawn as one: ops " +
-                        std::to_string(run.first) + " to " + std::to_string(run.last) + ", only the last read outside";
+  std::string tooltip = std::to_string(run.size()) + " ops drawn as one: ops " + std::to_string(run.first) + " to " +
+                        std::to_string(run.last) + ", only the last read outside";
+  for (std::size_t i = run.first; i <= run.last && i < run.first + kRunTooltipOps; ++i)
+    tooltip += "\n" + std::to_string(i) + " " + trace.ops[i].label + " " + trace.ops[i].framework_op;
+  if (run.size() > kRunTooltipOps) tooltip += "\n…";
   for (const std::string& note : verdict.notes) tooltip += "\n" + note;
-  NodeStyle style = node_style(first.kind, first.constant_kind, verdicts != nullptr ? &verdict : nullptr);
+  // Filled as what it computes: its first op that is not a view (a view only re-indexes).
+  const Op* leader = &first;
+  for (std::size_t i = run.first; i <= run.last && leader->kind == OpKind::View; ++i) leader = &trace.ops[i];
+  NodeStyle style = node_style(leader->kind, leader->constant_kind, verdicts != nullptr ? &verdict : nullptr);
   style.dashes.clear();  // the worst verdict's colour, solid: the tally line says how many ops got which
 
   return "  run" + std::to_string(run.first) + "_" + std::to_string(run.last) + " [shape=box3d, label=<" + label +

@@ -269,6 +269,32 @@ TEST(TraceGraph, A300OpChainCollapsesAndTheCountsAddUp) {
   EXPECT_EQ(occurrences(file_text(svg_path), "<g id=\"node"), dot.nodes.size());
 }
 
+// A constant leads the views that reshape it; compute and view ops mix; inputs and outputs stay alone.
+TEST(TraceGraph, RunsAreAConstantsViewsOrComputeAndViewsMixed) {
+  Trace trace{.backend = "test", .framework_version = "1"};
+  op(trace, "input0:0", "BUFFER", OpKind::Input);
+  op(trace, "literal:0", "CONST", OpKind::Constant, {}, "literal");
+  op(trace, "reshape:0", "RESHAPE", OpKind::View, {{1, 0}});
+  op(trace, "expand:0", "EXPAND", OpKind::View, {{2, 0}});
+  op(trace, "mul:0", "MUL", OpKind::Compute, {{0, 0}, {3, 1}});
+  op(trace, "reshape:1", "RESHAPE", OpKind::View, {{4, 0}});
+  op(trace, "add:0", "ADD", OpKind::Compute, {{5, 0}, {3, 1}});
+  op(trace, "exp:0", "EXP2", OpKind::Compute, {{6, 0}});
+  const std::vector<bool> keep{true, false, false, false, false, false, false, true};
+  const std::vector<OpRun> runs = collapsible_runs(trace, keep, 3);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].first, 1u);
+  EXPECT_EQ(runs[0].last, 3u);
+  EXPECT_EQ(runs[1].first, 4u);
+  EXPECT_EQ(runs[1].last, 6u);
+  // Longer runs only: the constant's three are too few, but its views join the compute after them,
+  // ending at add:0, the last reader of the expand (a run never ends inside what it feeds).
+  const std::vector<OpRun> longer = collapsible_runs(trace, keep, 4);
+  ASSERT_EQ(longer.size(), 1u);
+  EXPECT_EQ(longer[0].first, 2u);
+  EXPECT_EQ(longer[0].last, 6u);
+}
+
 TEST(TraceGraph, ATraceUnderTheThresholdIsNotCollapsed) {
   const Trace trace = chain_trace(kGraphCollapseAbove);
   const Dot dot = parse_dot(trace_to_dot(trace));
