@@ -4,6 +4,10 @@
 // the row's ops and edges, checked like every other output path.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -325,6 +329,33 @@ TEST(TraceGraph, ARealDeepChainCollapses) {
   EXPECT_LT(dot.nodes.size(), 40u);
   EXPECT_EQ(dot.ops(), trace.size());
   EXPECT_EQ(dot.parent_refs(), parent_refs(trace));
+}
+
+// Drawing runs dot and waits for it alone: a process that draws (a user's Python, say) keeps its
+// other children, and its files, when dot fails, keep their previous content.
+TEST(TraceGraph, DrawingLeavesTheCallersOtherChildrenAndFilesAlone) {
+  const pid_t sleeper = ::fork();
+  ASSERT_GE(sleeper, 0);
+  if (sleeper == 0) {
+    ::execl("/bin/sleep", "sleep", "60", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  const std::string svg_path = scratch("beside_a_child.svg");
+  draw_trace(small_trace(), svg_path);
+  int status = 0;
+  EXPECT_EQ(::waitpid(sleeper, &status, WNOHANG), 0) << "the caller's child was reaped or killed";
+  ::kill(sleeper, SIGKILL);
+  ::waitpid(sleeper, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  EXPECT_TRUE(file_text(svg_path).starts_with("<?xml"));
+
+  try {
+    write_graph("digraph { a -> }", svg_path);
+    ADD_FAILURE() << "dot accepted broken DOT";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("syntax error"), std::string::npos) << error.what();
+  }
+  EXPECT_TRUE(file_text(svg_path).starts_with("<?xml"));  // the earlier picture is intact
 }
 
 TEST(TraceGraph, UnknownExtensionsAreRefused) {
