@@ -16,7 +16,7 @@
 namespace tl {
 namespace {
 
-// The validation message is long for some failures; the tooltip of the first failure has it whole.
+// The validation message is long for some failures; the first failure's tooltip has its reason whole.
 constexpr std::size_t kTitleMessageChars = 160;
 // A run's label names its most frequent framework ops, up to this many.
 constexpr std::size_t kRunOpsShown = 4;
@@ -155,7 +155,6 @@ std::string run_node(const Trace& trace, const OpRun& run, const std::vector<OpV
   for (std::size_t i = run.first; i <= run.last && leader->kind == OpKind::View; ++i) leader = &trace.ops[i];
   NodeStyle style = node_style(leader->kind, leader->constant_kind, verdicts != nullptr ? &verdict : nullptr);
   style.dashes.clear();  // the worst verdict's colour, solid: the tally line says how many ops got which
-
   return "  run" + std::to_string(run.first) + "_" + std::to_string(run.last) + " [shape=box3d, label=<" + label +
          ">, tooltip=" + dot_quoted(tooltip) + ", " + style_attributes(style) + ", tl_ops=" + std::to_string(run.size()) +
          ", tl_edges=" + std::to_string(inner_edges) + "];\n";
