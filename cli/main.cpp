@@ -17,8 +17,11 @@ Every command works on one backend: --backend NAME (default tinygrad; `tlconform
 commands:
   list [--roster FILE ...] [--ctest [--record DIR]]
                                               rows and cells (no Python is started)
-  trace --row ID [--roster FILE ...] [--json] [--save DIR [--no-payloads]]
-                                              capture one row and print its ops; save a .tlspec
+  trace --row ID [--roster FILE ...] [--json] [--save DIR [--no-payloads]] [--graph FILE [--validate]]
+                                              capture one row and print its ops; save a .tlspec;
+                                              draw it with Graphviz (FILE.svg, .png, .pdf, or .dot
+                                              for the DOT text), with --validate coloured by its
+                                              replay validation (exit 1 when that fails)
   validate --row ID [--roster FILE ...] [--json]
                                               replay-validate one row; print every decision
   inspect DIR [--json]                        print a saved .tlspec bundle (no Python started)
@@ -59,7 +62,7 @@ int main(int argc, char** argv) {
   using namespace tl::cli;
   const std::map<std::string, Command> commands{
       {"list", {list_command, {"roster", "record"}, {"ctest"}, ""}},
-      {"trace", {trace_command, {"roster", "row", "save"}, {"json", "no-payloads"}, ""}},
+      {"trace", {trace_command, {"roster", "row", "save", "graph"}, {"json", "no-payloads", "validate"}, ""}},
       {"validate", {validate_command, {"roster", "row"}, {"json"}, ""}},
       {"inspect", {inspect_command, {"bundle"}, {"json"}, "bundle"}},
       {"cell", {cell_command, {"roster", "row", "record", "result-fd", "timeout", "memory"}, {"json", "isolate"}, ""}},
