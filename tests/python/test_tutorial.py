@@ -104,6 +104,18 @@ def test_tutorial_prints_what_the_spec_says():
     assert check_tutorial_output(done.stdout, expected_ops) == []
 
 
+def test_installed_package_runs_the_tutorial():
+    """The same text against the package pip installed into this venv (ci/bootstrap.sh does), not
+    the build tree's: what a user of `pip install .` gets."""
+    where = run_python("import tlconform; print(tlconform.__file__)", {"PYTHONPATH": ""})
+    if where.returncode != 0:
+        pytest.skip("tlconform is not pip-installed in this venv (ci/bootstrap.sh installs it)")
+    assert "site-packages" in where.stdout, where.stdout
+    done = run_python(TUTORIAL, {"DEV": "PYTHON", "PYTHONPATH": ""})
+    assert done.returncode == 0, done.stderr
+    assert check_tutorial_output(done.stdout, cli_op_count()) == []
+
+
 def test_the_output_check_can_fail():
     good = "19 ops recorded\n[[0.525 0.    1.325]\n [2.8   0.    0.   ]]\npassed\n\nmodule_identity_mode_unsupported\n"
     assert check_tutorial_output(good, 19) == []
