@@ -8,22 +8,6 @@
 
 namespace tl::cli {
 
-std::vector<CapabilityRow> capability_rows_from(const BackendSpec& spec, const std::string& scorecard_path) {
-  std::map<std::string, CellState> cells;
-  try {
-    // Checked whole (harness/scorecard.h): a corrupt card is a ScorecardError, never a guess.
-    const nlohmann::json card = read_scorecard(scorecard_path);
-    // Only the pinned leg proves states; another leg's cells are drift, not proof.
-    if (card["provenance"].value("leg", "") == "pinned") {
-      for (const auto& cell : card["cells"])
-        cells[cell["id"].get<std::string>()] = *cell_state_from_string(cell["state"].get<std::string>());
-    }
-  } catch (const ScorecardError& error) {
-    if (!error.missing()) throw;  // no scorecard at all: every row is untested
-  }
-  return summarize_capabilities(spec.capabilities, cells);
-}
-
 int capabilities_command(const Args& args) {
   const BackendSpec& spec = backend_of(args);
   const std::string path = args.value("scorecard", spec.committed_scorecard());

@@ -37,7 +37,4 @@ int doctor_command(const Args& args);
 int spec_command(const Args& args);
 int inspect_command(const Args& args);
 
-// The capability table of `spec` with states from the cells of a pinned-leg scorecard file.
-std::vector<CapabilityRow> capability_rows_from(const BackendSpec& spec, const std::string& scorecard_path);
-
 }  // namespace tl::cli

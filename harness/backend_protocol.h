@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "harness/payload.h"
+#include "harness/python_payload.h"
 #include "harness/roster.h"
 #include "harness/trace.h"
 
@@ -54,6 +55,9 @@ class BackendProtocol {
   virtual EagerRun eager_row(const RosterRow& row) = 0;
   // Replay validation of a live trace against ground-truth outputs (the spec's protocol.validate).
   virtual ValidationStatus validate(const Trace& trace, const std::vector<Payload>& outputs) { return trace.validate(outputs); }
+  // A ground-truth output handed in from Python, as a payload: a framework tensor (the backend reads
+  // it exactly, dtype included) or anything numpy reads (python_payload.h).
+  virtual Payload payload_of(const pybind11::handle& value) { return payload_from_array(value); }
   // Builds the row afresh and traces it with the row's options, expecting a refusal.
   virtual RefusalAttempt refuse_row(const RosterRow& row) = 0;
 

@@ -46,6 +46,9 @@ struct BackendSpec {
   std::vector<Feature> features;
   // Runs once, before the process's embedded Python starts (environment the framework reads at import).
   std::function<void()> prepare_interpreter;
+  // Runs once when the runtime attaches to a Python that is already running (python_runtime.h): the
+  // framework may be imported already, and reads the environment through os.environ. Optional.
+  std::function<void()> prepare_attached;
   // Imports and inspects the framework; never throws for what it finds (a problem is a row).
   std::function<FrameworkProbe()> probe;
   std::function<std::unique_ptr<BackendProtocol>()> make_protocol;

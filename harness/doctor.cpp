@@ -97,7 +97,8 @@ DoctorRow scorecard_row(const BackendSpec& spec, const std::string& path, const 
 std::vector<DoctorRow> doctor_rows(const BackendSpec& spec, const std::string& scorecard_path) {
   std::vector<DoctorRow> rows;
   const std::string venv = configured_venv();
-  const bool has_venv = std::filesystem::exists(std::filesystem::path(venv) / "bin" / "python");
+  // Attached, the host's Python is whatever it is (a venv or not); embedded, the venv must be there.
+  const bool has_venv = python_host_attached() || std::filesystem::exists(std::filesystem::path(venv) / "bin" / "python");
   rows.push_back({"venv", has_venv ? DoctorStatus::Ok : DoctorStatus::Missing, venv,
                   has_venv ? "" : "run ci/bootstrap.sh (or point TL_VENV at a venv)"});
   std::string installed;

@@ -52,7 +52,10 @@ void start_interpreter(const std::string& venv) {
 
 }  // namespace
 
+bool python_host_attached() { return !interpreter() && Py_IsInitialized() != 0; }
+
 std::string configured_venv() {
+  if (python_host_attached()) return python_runtime().venv;
   if (const char* override_venv = std::getenv("TL_VENV"); override_venv != nullptr && *override_venv != 0) {
     return override_venv;
   }
@@ -61,9 +64,18 @@ std::string configured_venv() {
 
 const RuntimeInfo& python_runtime() {
   static RuntimeInfo info;
-  if (interpreter()) return info;
-  info.venv = configured_venv();
-  start_interpreter(info.venv);
+  static bool attached = false;
+  if (interpreter() || attached) return info;
+  const bool attach = python_host_attached();
+  if (attach) {
+    // The host configured its interpreter and owns it: only the backends' import-time choices remain.
+    for (const BackendSpec* spec : backends::all()) {
+      if (spec->prepare_attached) spec->prepare_attached();
+    }
+  } else {
+    info.venv = configured_venv();
+    start_interpreter(info.venv);
+  }
   with_python_errors([&] {
     py::dict scope;
     py::exec(kProbe, scope);
@@ -71,6 +83,11 @@ const RuntimeInfo& python_runtime() {
     info.python_version = found["python_version"].cast<std::string>();
     info.sys_prefix = found["sys_prefix"].cast<std::string>();
   });
+  if (attach) {
+    info.venv = info.sys_prefix;
+    info.attached = attached = true;
+    return info;
+  }
   const auto prefix = std::filesystem::weakly_canonical(info.sys_prefix);
   if (prefix != std::filesystem::weakly_canonical(info.venv)) {
     throw EnvironmentError("the embedded Python runs from " + prefix.string() + ", not the venv " + info.venv + ": is " +

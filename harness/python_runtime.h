@@ -1,6 +1,9 @@
-// The one embedded CPython of the process: created on first use from the project's venv, never
-// restarted. Before it starts, every registered backend prepares the environment its framework
-// reads at import. Nothing here holds a py::object beyond a call.
+// The process's one CPython, in either of two hosts. In tlconform (CLI, cells, bench, tests) the
+// runtime embeds it: created on first use from the project's venv, never restarted; before it starts,
+// every registered backend prepares the environment its framework reads at import. Inside a Python
+// process (the tlconform package) it attaches to the running interpreter and never starts,
+// configures or finalizes another; each backend prepares what it still can (prepare_attached).
+// Nothing here holds a py::object beyond a call.
 #pragma once
 
 #include <functional>
@@ -9,16 +12,22 @@
 namespace tl {
 
 struct RuntimeInfo {
-  std::string venv;            // the venv whose interpreter is embedded
+  std::string venv;            // the venv whose interpreter is embedded; attached: the host's sys.prefix
   std::string python_version;  // e.g. "3.11.7"
   std::string sys_prefix;
+  bool attached = false;  // true inside a Python process that loaded the tlconform package
 };
 
-// The venv the runtime will embed: $TL_VENV, else the one the build was configured with.
+// Whether this process runs inside a Python it did not start (the tlconform package's host).
+bool python_host_attached();
+
+// The venv the runtime will embed: $TL_VENV, else the one the build was configured with; when
+// attached, the running Python's sys.prefix.
 std::string configured_venv();
 
-// Starts the interpreter once (after each backend's prepare_interpreter) and records what it is.
-// Throws EnvironmentError when the venv cannot be embedded.
+// Embedded: starts the interpreter once (after each backend's prepare_interpreter) and records what
+// it is; throws EnvironmentError when the venv cannot be embedded. Attached: records the running
+// interpreter once (after each backend's prepare_attached). Attached calls need the GIL.
 const RuntimeInfo& python_runtime();
 
 // Runs `body` and turns a Python exception escaping it into tl::PythonError with the traceback.

@@ -250,4 +250,20 @@ std::vector<Drift> scorecard_drift(const nlohmann::json& committed, const nlohma
   return drift;
 }
 
+std::vector<CapabilityRow> capability_rows_from(const BackendSpec& spec, const std::string& scorecard_path) {
+  std::map<std::string, CellState> cells;
+  try {
+    // Checked whole: a corrupt card is a ScorecardError, never a guess.
+    const nlohmann::json card = read_scorecard(scorecard_path);
+    // Only the pinned leg proves states; another leg's cells are drift, not proof.
+    if (card["provenance"].value("leg", "") == "pinned") {
+      for (const auto& cell : card["cells"])
+        cells[cell["id"].get<std::string>()] = *cell_state_from_string(cell["state"].get<std::string>());
+    }
+  } catch (const ScorecardError& error) {
+    if (!error.missing()) throw;  // no scorecard at all: every row is untested
+  }
+  return summarize_capabilities(spec.capabilities, cells);
+}
+
 }  // namespace tl

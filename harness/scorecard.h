@@ -54,6 +54,11 @@ void check_scorecard(const nlohmann::json& card, const std::string& source);
 // A scorecard file, read within the byte and depth budgets (harness/json_file.h) and checked.
 nlohmann::json read_scorecard(const std::string& path);
 
+// The capability table of `spec` with states from the cells of a pinned-leg scorecard file (the
+// committed one, for the CLI and the Python package). No file: every row is untested; a corrupt
+// one is a ScorecardError.
+std::vector<CapabilityRow> capability_rows_from(const BackendSpec& spec, const std::string& scorecard_path);
+
 // One cell's or capability's change between two scorecards, e.g. "passed -> failed".
 struct Drift {
   std::string what;  // "cell" or "capability"

@@ -129,6 +129,13 @@ class TinygradProtocol : public BackendProtocol {
  public:
   std::string name() const override { return kName; }
 
+  Payload payload_of(const py::handle& value) override {
+    require_tinygrad();
+    // A tinygrad Tensor is read exactly (bfloat16 as its bits); anything else the way numpy reads it.
+    if (TinygradApi().is_tensor(value)) return tinygrad::payload_of(py::reinterpret_borrow<py::object>(value));
+    return payload_from_array(value);
+  }
+
   Trace trace_row(const RosterRow& row) override {
     refuse_unsupported_version(require_tinygrad().version);
     const RowFixture fixture = build_row(row);
@@ -287,6 +294,7 @@ namespace {
                       },
                   .how_to_enable = "set TORCHLENS_CONFORMANCE_ECOSYSTEM=1"}},
     .prepare_interpreter = prepare_interpreter,
+    .prepare_attached = prepare_attached,
     .probe = [] { return probe(backends::spec(kName)); },
     .make_protocol = [] { return std::unique_ptr<BackendProtocol>(new TinygradProtocol()); },
 });

@@ -18,9 +18,19 @@ bool& device_set_by_user() {
   return set;
 }
 
+// Attached, tinygrad may be imported already: then its device was chosen by the host, not by us.
+constexpr const char* kAttachedDevice = R"PY(
+import os, sys
+def _tl_prepare():
+    chosen = "DEV" in os.environ or "tinygrad" in sys.modules
+    if not chosen:
+        os.environ["DEV"] = "PYTHON"
+    return chosen
+)PY";
+
 constexpr const char* kImportProbe = R"PY(
 import importlib.metadata, os, sys
-def _tl_probe():
+def _tl_probe(embedded):
     info = {"version": "", "path": "", "device": "", "problem": ""}
     try:
         info["version"] = importlib.metadata.version("tinygrad")
@@ -35,8 +45,9 @@ def _tl_probe():
     except Exception as error:
         info["problem"] = f"import tinygrad failed: {type(error).__name__}: {error}"
         return info
+    # Embedded, the venv is the one the build chose; attached, the host's sys.path decides.
     prefix = os.path.realpath(sys.prefix)
-    if os.path.commonpath([prefix, info["path"]]) != prefix:
+    if embedded and os.path.commonpath([prefix, info["path"]]) != prefix:
         info["problem"] = f"tinygrad was imported from {info['path']}, outside the venv {prefix}"
     return info
 )PY";
@@ -49,15 +60,23 @@ void prepare_interpreter() {
   if (!device_set_by_user()) ::setenv("DEV", "PYTHON", 1);
 }
 
+void prepare_attached() {
+  with_python_errors([] {
+    py::dict scope;
+    py::exec(kAttachedDevice, scope);
+    device_set_by_user() = scope["_tl_prepare"]().cast<bool>();
+  });
+}
+
 const TinygradRuntime& tinygrad_runtime() {
   static TinygradRuntime info;
   static bool probed = false;
   if (probed) return info;
-  python_runtime();
+  const bool embedded = !python_runtime().attached;
   with_python_errors([&] {
     py::dict scope;
     py::exec(kImportProbe, scope);
-    const py::dict found = scope["_tl_probe"]();
+    const py::dict found = scope["_tl_probe"](embedded);
     info.version = found["version"].cast<std::string>();
     info.path = found["path"].cast<std::string>();
     info.device = found["device"].cast<std::string>();
@@ -71,6 +90,9 @@ const TinygradRuntime& tinygrad_runtime() {
 const TinygradRuntime& require_tinygrad() {
   const TinygradRuntime& info = tinygrad_runtime();
   if (!info.problem.empty()) {
+    if (python_runtime().attached) {
+      throw EnvironmentError(info.problem + " (Python " + configured_venv() + "): pip install 'tlconform[tinygrad]'");
+    }
     throw EnvironmentError(info.problem + " (venv " + configured_venv() +
                            "): run ci/bootstrap.sh, or install tinygrad into that venv");
   }

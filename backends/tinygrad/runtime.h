@@ -20,6 +20,11 @@ struct TinygradRuntime {
 // Run before the interpreter starts (the spec's prepare_interpreter): DEV=PYTHON unless set.
 void prepare_interpreter();
 
+// The same policy inside a running Python (the spec's prepare_attached): DEV=PYTHON in os.environ
+// unless DEV is set or tinygrad is imported already (then its device stands: PYTHON gives live
+// traces, anything else audit-only ones, as with a user's DEV in the CLI).
+void prepare_attached();
+
 // Starts the interpreter if needed and imports tinygrad once; problems are recorded, not thrown
 // (EnvironmentError only when the venv itself cannot be embedded).
 const TinygradRuntime& tinygrad_runtime();

@@ -1,0 +1,47 @@
+// C++ errors become the classes of tlconform/errors.py, so Python callers catch one set of types:
+// a refusal keeps its registry code, backend, op and remedy.
+#include <string>
+
+#include "harness/errors.h"
+#include "harness/refusal.h"
+#include "harness/tlspec.h"
+#include "python/src/bindings.h"
+
+namespace tl::python {
+
+namespace py = pybind11;
+
+namespace {
+
+void raise(const char* name, const std::string& message, py::dict attributes) {
+  const py::object type = py::module_::import("tlconform.errors").attr(name);
+  const py::object error = type(message, **attributes);
+  PyErr_SetObject(type.ptr(), error.ptr());
+}
+
+void translate(std::exception_ptr thrown) {
+  try {
+    if (thrown) std::rethrow_exception(thrown);
+  } catch (const BackendUnsupportedError& error) {
+    raise("BackendUnsupportedError", error.what(),
+          py::dict(py::arg("code") = std::string(error.code_name()), py::arg("backend") = error.backend(),
+                   py::arg("op") = error.op(), py::arg("remedy") = std::string(error.remedy())));
+  } catch (const PythonError& error) {
+    // Ctrl-C inside the forward stays an interrupt, not an error of the capture.
+    if (error.type() == "KeyboardInterrupt") {
+      PyErr_SetNone(PyExc_KeyboardInterrupt);
+      return;
+    }
+    raise("PythonError", error.what(), py::dict(py::arg("type_name") = error.type(), py::arg("traceback") = error.traceback()));
+  } catch (const EnvironmentError& error) {
+    raise("BackendEnvironmentError", error.what(), py::dict());
+  } catch (const TlspecError& error) {
+    raise("TlspecError", error.what(), py::dict());
+  }
+}
+
+}  // namespace
+
+void bind_errors(py::module_& /*module*/) { py::register_exception_translator(translate); }
+
+}  // namespace tl::python

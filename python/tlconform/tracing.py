@@ -1,0 +1,61 @@
+"""``tl.trace`` and ``tl.load``: capture a forward into a :class:`Trace`, or read a ``.tlspec``."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Optional, Union
+
+from . import _core
+from .options import CaptureOptions, GradOptions
+
+__all__ = ["trace", "load", "CAPABILITY_REQUESTS"]
+
+# Capabilities a caller may request by keyword; the tinygrad backend refuses each one.
+CAPABILITY_REQUESTS = ("backward_capture", "fastlog", "interventions", "rng_replay", "streaming", "structure_only")
+
+
+def trace(
+    fn: Callable[..., Any],
+    *args: Any,
+    backend: str = "tinygrad",
+    capture: Optional[CaptureOptions] = None,
+    grad_options: Optional[GradOptions] = None,
+    random_seed: Optional[int] = None,
+    **options: Any,
+) -> _core.Trace:
+    """Trace ``fn(*args)`` with ``backend`` and return the :class:`Trace`.
+
+    The forward runs once, lazily; every payload comes from one evaluation after it returns. With
+    ``GradOptions(intermediate_grads=True)`` the gradients are derived too (``op.grad``).
+
+    Refused with :class:`tlconform.errors.BackendUnsupportedError` before anything runs: an unknown
+    ``backend`` (``backend_unknown``), ``random_seed`` (``explicit_seed_unsupported``), a capability
+    request such as ``fastlog=True`` (its own code), any other keyword (``trace_option_unsupported``),
+    an unknown ``module_identity_mode``. In-forward hazards (``realize()``, ``assign`` into an input,
+    ``Tensor.rand``) are refused at the call, with inputs and RNG state unchanged.
+    """
+    capture = CaptureOptions() if capture is None else capture
+    grad_options = GradOptions() if grad_options is None else grad_options
+    if not isinstance(capture, CaptureOptions):
+        raise TypeError(f"capture must be a tlconform.options.CaptureOptions, not {type(capture).__name__}")
+    if not isinstance(grad_options, GradOptions):
+        raise TypeError(f"grad_options must be a tlconform.options.GradOptions, not {type(grad_options).__name__}")
+    core = _core.TraceOptions()
+    core.backend = backend
+    core.module_identity_mode = capture.module_identity_mode
+    core.intermediate_grads = bool(grad_options.intermediate_grads)
+    core.loss = grad_options.loss
+    core.random_seed = random_seed
+    core.requests = {name: bool(options.pop(name)) for name in CAPABILITY_REQUESTS if name in options}
+    # Anything else is passed on by name, so the backend refuses it naming it.
+    core.other = {name: repr(value) for name, value in options.items()}
+    return _core.trace(fn, tuple(args), core)
+
+
+def load(path: Union[str, "os.PathLike[str]"]) -> _core.Trace:
+    """Read a ``.tlspec`` bundle saved by :meth:`Trace.save` (or ``tlconform trace --save``).
+
+    A loaded trace is audit-only: its ops and payloads are there, but replay validation and derived
+    gradients refuse with ``live_payloads_required``.
+    """
+    return _core.load(os.fspath(path))
