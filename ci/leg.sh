@@ -53,6 +53,8 @@ ok_doctor = tinygrad["status"] == "failed" and "out of range" in tinygrad["value
 print(f"capture: {cell['state']} {cell.get('refusal_code', '')}; doctor tinygrad: {tinygrad['status']}: {tinygrad['value']}")
 sys.exit(0 if ok_cell and ok_doctor else 1)
 PY
+    # The same refusal from Python, through the package this build made.
+    PYTHONPATH=build/python "$venv/bin/python" tests/python/out_of_range_refusal.py
     ;;
   *)
     echo "leg.sh: leg '$leg' has no check" >&2
