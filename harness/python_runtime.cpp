@@ -64,8 +64,7 @@ std::string configured_venv() {
 
 const RuntimeInfo& python_runtime() {
   static RuntimeInfo info;
-  static bool attached = false;
-  if (interpreter() || attached) return info;
+  if (interpreter() || info.attached) return info;
   const bool attach = python_host_attached();
   if (attach) {
     // The host configured its interpreter and owns it: only the backends' import-time choices remain.
@@ -85,7 +84,7 @@ const RuntimeInfo& python_runtime() {
   });
   if (attach) {
     info.venv = info.sys_prefix;
-    info.attached = attached = true;
+    info.attached = true;
     return info;
   }
   const auto prefix = std::filesystem::weakly_canonical(info.sys_prefix);
