@@ -4,6 +4,7 @@
 
 #include "cli/cell_runner.h"
 #include "cli/commands.h"
+#include "cli/shard.h"
 
 namespace tl::cli {
 namespace {
@@ -15,7 +16,11 @@ std::string bracket(const std::string& text) { return "[==[" + text + "]==]"; }
 
 int list_command(const Args& args) {
   const BackendSpec& spec = backend_of(args);
-  const std::vector<Roster> rosters = load_rosters(args);
+  std::vector<Roster> rosters = load_rosters(args);
+  if (args.values.contains("shard")) {
+    if (args.has("ctest")) throw UsageError("--ctest lists every cell (the scorecard check needs them all); drop --shard");
+    rosters = shard_of(rosters, parse_shard(args.value("shard")));
+  }
   if (args.has("ctest")) {
     // Read by tests/conformance/discover_cells.cmake at ctest time: one test per cell, each
     // recording its result for the scorecard check that runs after all of them.

@@ -1,11 +1,15 @@
 // tlconform run: the selected cells, each in its own process, shown by the --format reporter (a
 // line per cell and a summary by default), and a scorecard file (default build/scorecard.json).
+// --shard K/N runs a stable part of them; --record DIR keeps each cell's result and a manifest of
+// the run for `tlconform scorecard --from DIR ...` (how shards are merged).
 #include <filesystem>
 #include <iostream>
 
+#include "cli/cell_records.h"
 #include "cli/cell_runner.h"
 #include "cli/commands.h"
 #include "cli/scorecard_facts.h"
+#include "cli/shard.h"
 #include "harness/atomic_file.h"
 
 namespace tl::cli {
@@ -17,12 +21,33 @@ int run_command(const Args& args) {
   const RunSettings settings = run_settings(args);
   const BackendSpec& spec = backend_of(args);
   const std::unique_ptr<Reporter> reporter = reporter_of(args);
-  const auto runs = run_cells(spec, rosters, args.all("row"), settings, reporter_progress(*reporter));
-  const nlohmann::json card =
-      make_scorecard(spec, scorecard_facts(spec, rosters, runs, args.value("leg", "pinned")), results_of(runs));
+  std::vector<Roster> selected = rosters;
+  std::string shard;
+  if (args.values.contains("shard")) {
+    if (args.values.contains("row"))
+      throw UsageError("--shard splits every row of the rosters; narrow them with --roster, not --row");
+    const Shard part = parse_shard(args.value("shard"));
+    selected = shard_of(rosters, part);
+    shard = to_string(part);
+  }
+  const std::string record = args.value("record");
+  if (!record.empty()) {
+    writable_parent("record", (std::filesystem::path(record) / kRecordManifest).string());
+    clear_records(record, selected);
+  }
+  const auto progress = reporter_progress(*reporter);
+  const auto runs =
+      run_cells(spec, selected, args.all("row"), settings, [&](const CellRun& run, std::size_t done, std::size_t total) {
+        if (!record.empty()) write_record(record, run.result);  // as each ends: a shard killed later keeps what it finished
+        progress(run, done, total);
+      });
+  // The digest is of the roster files, so a shard's card and manifest name the whole roster it is part of.
+  const RunFacts facts = scorecard_facts(spec, rosters, runs, args.value("leg", "pinned"));
+  const nlohmann::json card = make_scorecard(spec, facts, results_of(runs));
   write_file_atomically(out, card.dump(2) + "\n");
+  if (!record.empty()) write_manifest(record, spec, facts, shard, runs);
   reporter->run_finished(card, results_of(runs));
-  std::cerr << "scorecard written to " << out << "\n";
+  std::cerr << "scorecard written to " << out << (shard.empty() ? "" : " (shard " + shard + ")") << "\n";
   for (const CellRun& run : runs) {
     if (is_failure(run.result.state)) return kExitFailed;
   }

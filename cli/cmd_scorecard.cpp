@@ -1,12 +1,14 @@
 // tlconform scorecard: the whole suite as a scorecard. --write replaces the committed scorecard
 // (the pinned leg only); --check compares with it (or with --baseline FILE) and fails on
-// regressions, printing every drift as `before -> after`. --from DIR reads cell results recorded by `tlconform cell --record DIR`
-// (as the CTest cells do) instead of running the cells again.
+// regressions, printing every drift as `before -> after`. --from DIR (repeatable) merges cell records
+// instead of running the cells again: those of `tlconform cell --record DIR` (as the CTest cells
+// write them) or of `tlconform run --shard K/N --record DIR` (cli/cell_records.h).
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
 
+#include "cli/cell_records.h"
 #include "cli/cell_runner.h"
 #include "cli/commands.h"
 #include "cli/scorecard_facts.h"
@@ -16,30 +18,6 @@
 namespace tl::cli {
 
 namespace {
-
-std::vector<CellRun> recorded_runs(const std::vector<Roster>& rosters, const std::string& directory) {
-  std::vector<CellRun> runs;
-  for (const Roster& roster : rosters) {
-    for (const RosterRow& row : roster.rows) {
-      CellRun run{.result = CellResult::of(row)};
-      run.result.message = "no recorded result in " + directory + " (run the cells first: ctest -L conformance)";
-      const std::string path = (std::filesystem::path(directory) / (row.id + ".json")).string();
-      try {
-        // A regular file within the byte and depth budgets; it must record this row's cell.
-        const CellResult recorded = CellResult::from_json(read_json_file(path));
-        if (recorded.id != row.id) throw std::runtime_error(path + ": records cell '" + recorded.id + "', not " + row.id);
-        run.result = recorded;
-      } catch (const InputFileError& error) {
-        if (error.kind() != InputFileError::Kind::Missing)
-          run.result.message = std::string("unreadable recorded result: ") + error.what();
-      } catch (const std::exception& error) {
-        run.result.message = "unreadable recorded result " + path + ": " + error.what();
-      }
-      runs.push_back(run);
-    }
-  }
-  return runs;
-}
 
 // The card --check compares with, read and checked whole before any cell runs: a corrupt baseline
 // is its own error (exit 3), and --write cannot change what --check compares with.
@@ -97,16 +75,26 @@ int scorecard_command(const Args& args) {
   const BackendSpec& spec = backend_of(args);
   const std::vector<Roster> rosters = load_rosters(args);
   const std::string leg = args.value("leg", "pinned");
+  if (args.has("write") && leg != "pinned") {
+    // Refused before any cell runs; the framework version is checked once it is known.
+    throw UsageError("--write is for the pinned leg (this is leg " + leg + "); the committed scorecard is left as it was");
+  }
   const std::string out = writable_output(
       "out", args.value("out", (std::filesystem::path(TL_SOURCE_DIR) / "build" / ("scorecard-" + leg + ".json")).string()));
   const std::string baseline_path = args.value("baseline", spec.committed_scorecard());
   const std::optional<nlohmann::json> baseline = baseline_of(args, baseline_path);
   const std::unique_ptr<Reporter> reporter = reporter_of(args);
-  const std::vector<CellRun> runs = args.values.contains("from")
-                                        ? recorded_runs(rosters, args.required("from"))
-                                        : run_cells(spec, rosters, {}, run_settings(args), reporter_progress(*reporter));
-  const RunFacts facts = scorecard_facts(spec, rosters, runs, leg);
-  const nlohmann::json card = make_scorecard(spec, facts, results_of(runs));
+  std::vector<CellRun> runs;
+  std::optional<RunFacts> facts;
+  if (args.values.contains("from")) {
+    MergedRecords merged = merge_records(spec, rosters, args.all("from"), args.value("leg"));
+    runs = std::move(merged.runs);
+    facts = std::move(merged.facts);  // the shards' own, when their manifests say
+  } else {
+    runs = run_cells(spec, rosters, {}, run_settings(args), reporter_progress(*reporter));
+  }
+  if (!facts) facts = scorecard_facts(spec, rosters, runs, leg);
+  const nlohmann::json card = make_scorecard(spec, *facts, results_of(runs));
   write_file_atomically(out, card.dump(2) + "\n");
   reporter->run_finished(card, results_of(runs));
   std::cerr << "scorecard written to " << out << "\n";
@@ -115,7 +103,7 @@ int scorecard_command(const Args& args) {
   for (const CellRun& run : runs) {
     if (is_failure(run.result.state)) status = kExitFailed;
   }
-  if (args.has("write")) write_committed(spec, facts, runs, card);
+  if (args.has("write")) write_committed(spec, *facts, runs, card);
   if (baseline && !check_against(*baseline, baseline_path, card)) status = kExitFailed;
   return status;
 }

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <map>
 
+#include "cli/cell_records.h"
 #include "cli/commands.h"
 #include "harness/errors.h"
 #include "harness/json_file.h"
@@ -15,8 +16,9 @@ namespace {
 constexpr const char* kUsage = R"(usage: tlconform COMMAND [--backend NAME] [options]
 Every command works on one backend: --backend NAME (default tinygrad; `tlconform spec` for one).
 commands:
-  list [--roster FILE ...] [--ctest [--record DIR]]
-                                              rows and cells (no Python is started)
+  list [--roster FILE ...] [--shard K/N] [--ctest [--record DIR]]
+                                              rows and cells (no Python is started); --shard:
+                                              only the rows `run --shard K/N` runs
   trace --row ID [--roster FILE ...] [--json] [--save DIR [--no-payloads]] [--graph FILE [--validate]]
                                               capture one row and print its ops; save a .tlspec;
                                               draw it with Graphviz (FILE.svg, .png, .pdf, or .dot
@@ -29,19 +31,24 @@ commands:
                                               run one row's cell in this process, or with --isolate
                                               in a supervised child (--record also writes DIR/ID.json
                                               for scorecard --from)
-  run [--roster FILE ...] [--row ID ...] [--out FILE] [--timeout SECONDS] [--memory SIZE] [--jobs N]
-      [--format console|json|markdown|junit] [--json (= --format json)]
+  run [--roster FILE ...] [--row ID ... | --shard K/N] [--record DIR] [--out FILE] [--leg NAME]
+      [--timeout SECONDS] [--memory SIZE] [--jobs N] [--format console|json|markdown|junit] [--json]
                                               run cells, each in its own supervised process (time
                                               limit, default 600 s; memory limit for its processes,
                                               e.g. 8G, default a share of the available memory);
                                               report each cell as it ends and a summary on stdout
                                               (--format; every failing check is listed); write a
-                                              scorecard (default build/scorecard.json)
-  scorecard [--write] [--check [--baseline FILE]] [--leg NAME] [--from DIR] [--out FILE]
+                                              scorecard (default build/scorecard.json); --shard K/N:
+                                              a stable 1/N of the rows, by id; --record DIR: each
+                                              cell's result and the run's manifest, for
+                                              scorecard --from
+  scorecard [--write] [--check [--baseline FILE]] [--leg NAME] [--from DIR ...] [--out FILE]
             [--jobs N] [--timeout SECONDS] [--memory SIZE] [--format F]
                                               every cell as a scorecard; --write updates the committed
                                               one (pinned leg), --check reports drift against it (or
-                                              FILE), fails on regressions
+                                              FILE), fails on regressions; --from merges recorded
+                                              cells (shards) instead of running them, and refuses a
+                                              cell recorded nowhere or twice (exit 3)
   doctor [--json] [--scorecard FILE]          environment and backend health rows
   spec [--backend NAME] [--json | --field F]  the backend's requirement table (no Python started)
   capabilities [--scorecard FILE] [--json | --markdown]
@@ -61,12 +68,13 @@ struct Command {
 int main(int argc, char** argv) {
   using namespace tl::cli;
   const std::map<std::string, Command> commands{
-      {"list", {list_command, {"roster", "record"}, {"ctest"}, ""}},
+      {"list", {list_command, {"roster", "record", "shard"}, {"ctest"}, ""}},
       {"trace", {trace_command, {"roster", "row", "save", "graph"}, {"json", "no-payloads", "validate"}, ""}},
       {"validate", {validate_command, {"roster", "row"}, {"json"}, ""}},
       {"inspect", {inspect_command, {"bundle"}, {"json"}, "bundle"}},
       {"cell", {cell_command, {"roster", "row", "record", "result-fd", "timeout", "memory"}, {"json", "isolate"}, ""}},
-      {"run", {run_command, {"roster", "row", "out", "timeout", "jobs", "leg", "memory", "format"}, {"json"}, ""}},
+      {"run",
+       {run_command, {"roster", "row", "out", "timeout", "jobs", "leg", "memory", "format", "shard", "record"}, {"json"}, ""}},
       {"scorecard",
        {scorecard_command,
         {"backend", "roster", "out", "timeout", "jobs", "leg", "from", "memory", "baseline", "format"},
@@ -93,6 +101,9 @@ int main(int argc, char** argv) {
   } catch (const tl::TlspecError& error) {
     std::cerr << "tlconform: bad .tlspec bundle: " << error.what() << "\n";
     return kExitUsage;
+  } catch (const MergeRefused& error) {
+    std::cerr << "tlconform: merge refused: " << error.what() << "\n";
+    return kExitBadInput;
   } catch (const tl::ScorecardError& error) {
     std::cerr << "tlconform: bad scorecard: " << error.what() << "\n";
     return kExitBadInput;

@@ -12,13 +12,17 @@
 
 namespace tl {
 
+std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t hash) {
+  for (const char byte : bytes) hash = (hash ^ static_cast<unsigned char>(byte)) * 0x100000001b3ULL;
+  return hash;
+}
+
 std::string digest_files(const std::vector<std::string>& paths) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  std::uint64_t hash = fnv1a64("");
   for (const std::string& path : paths) {
     std::ifstream in(path, std::ios::binary);
-    for (auto it = std::istreambuf_iterator<char>(in); it != std::istreambuf_iterator<char>(); ++it) {
-      hash = (hash ^ static_cast<unsigned char>(*it)) * 0x100000001b3ULL;
-    }
+    const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    hash = fnv1a64(bytes, hash);
   }
   char text[17];
   std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));

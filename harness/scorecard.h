@@ -1,8 +1,10 @@
 // The scorecard: a deterministic JSON account of every cell, with run-dependent facts kept apart.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +27,8 @@ struct RunFacts {
 // The backend's requirement table as JSON (the scorecard's `spec`; `tlconform spec --json`).
 nlohmann::json spec_json(const BackendSpec& spec);
 
+// FNV-1a 64 of `bytes`, continuing from `hash`: stable across machines and runs.
+std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t hash = 0xcbf29ce484222325ULL);
 // A digest of files' contents (FNV-1a 64, hex), stable across machines.
 std::string digest_files(const std::vector<std::string>& paths);
 
