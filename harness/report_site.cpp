@@ -66,6 +66,8 @@ ReportColumn column_of(const ReportCard& card) {
     if (!part.empty()) column.label += (column.label.empty() ? "" : " · ") + part;
   }
   if (column.label.empty()) column.label = card.source;
+  column.short_label =
+      date_text.size() >= 16 ? date_text.substr(5, 11) + (column.commit.empty() ? "" : " · " + column.commit) : column.label;
   for (const nlohmann::json& cell : card.card.at("cells")) {
     const std::string state = cell.at("state");
     ++column.counts[state];
@@ -228,7 +230,8 @@ void render_entry(std::ostream& out, const ReportEntry& entry, std::size_t colum
     out << " <span class=\"mark mark-" << to_string(entry.transition) << "\" data-transition=\"" << to_string(entry.transition)
         << "\">" << html_escape(entry.before) << " -&gt; " << html_escape(entry.state) << "</span>";
   }
-  if (!entry.message.empty() || !entry.refusal_code.empty()) {
+  // A passed refusal row's code is what it expected: the tooltip names it, with nothing to explain.
+  if (!entry.message.empty() || (!entry.refusal_code.empty() && entry.state != "passed")) {
     // A regression's why is open from the start: it is what the reader came for.
     out << "<details" << (entry.transition == Transition::Regression ? " open" : "") << "><summary>why</summary>";
     if (!entry.refusal_code.empty()) out << "<p>refusal code: <code>" << html_escape(entry.refusal_code) << "</code></p>";
@@ -292,13 +295,14 @@ void render_capabilities(std::ostream& out, const ReportModel& model) {
       << "<table class=\"capabilities\"><thead><tr><th>capability</th><th>declared</th><th>state</th><th>refusal</th>"
       << "<th>notes</th>";
   for (const ReportColumn& column : model.columns)
-    out << "<th title=\"" << html_escape(column.source) << "\">" << html_escape(column.label) << "</th>";
+    out << "<th class=\"short\" title=\"" << html_escape(column.label + "\n" + column.source) << "\">"
+        << html_escape(column.short_label) << "</th>";
   out << "</tr></thead>\n<tbody>\n";
   for (const ReportCapability& capability : model.capabilities) {
     out << "<tr data-capability=\"" << html_escape(capability.name) << "\"><td>" << html_escape(capability.name) << "</td><td>"
         << html_escape(capability.declared) << "</td><td class=\"cap cap-" << html_escape(capability.state) << "\">"
-        << html_escape(capability.state) << "</td><td><code>" << html_escape(capability.refusal) << "</code></td><td>"
-        << html_escape(capability.notes) << "</td>";
+        << html_escape(capability.state) << "</td><td><code>" << html_escape(capability.refusal)
+        << "</code></td><td class=\"notes\">" << html_escape(capability.notes) << "</td>";
     for (const std::string& state : capability.states)
       out << "<td class=\"cap cap-" << html_escape(state) << "\">" << html_escape(state) << "</td>";
     out << "</tr>\n";

@@ -45,8 +45,9 @@ struct ReportRow {
 };
 
 struct ReportColumn {
-  std::string source;  // the card's file
-  std::string label;   // "pinned · 0.13.0 · 2026-12-02 14:02 · 287e0dc"
+  std::string source;       // the card's file
+  std::string label;        // "pinned · 0.13.0 · 2026-12-02 14:02 · 287e0dc"
+  std::string short_label;  // "12-02 14:02 · 287e0dc", for narrow headers (the capability table)
   std::string leg, framework_version, date, commit;
   std::map<std::string, std::size_t> counts;  // by state, counted from the cells (never the card's summary)
   std::size_t total = 0;

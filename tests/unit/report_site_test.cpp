@@ -121,6 +121,16 @@ TEST(ReportSite, ShowsCellsACardLacksAsAbsentInTheLastCardsOrder) {
   EXPECT_EQ(occurrences(page, "data-state=\"absent\""), 2u);
 }
 
+TEST(ReportSite, ExplainsOnlyCellsThatDidNotPass) {
+  nlohmann::json card = card_of({{"refused_as_expected", "passed"}, {"refused_unexpectedly", "refused"}});
+  card["cells"][0]["refusal_code"] = "fastlog_unsupported";
+  card["cells"][1]["refusal_code"] = "numpy_unsupported";
+  const std::string page = render_report_html(build_report_model({{"c", card}}), ReportPage{});
+  EXPECT_EQ(occurrences(page, "<details"), 1u);
+  EXPECT_NE(page.find("<p>refusal code: <code>numpy_unsupported</code></p>"), std::string::npos);
+  EXPECT_NE(page.find("title=\"passed\nrefusal code: fastlog_unsupported\""), std::string::npos);
+}
+
 TEST(ReportSite, CountsStatesFromTheCellsNotTheSummary) {
   nlohmann::json card = card_of({{"a", "passed"}, {"b", "passed"}, {"c", "timed_out", "slow"}, {"d", "unsupported"}});
   card["summary"]["by_state"] = {{"passed", 99}};  // a summary that lies
