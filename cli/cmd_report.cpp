@@ -145,7 +145,7 @@ std::map<std::string, std::string> draw_graphs(const Args& args, const ReportCar
     std::cerr << "[" << ++done << "/" << ids.size() << "] " << id << ": "
               << (!drawn                   ? notes[id]
                   : outcome.exit_code == 0 ? "drawn, validation passed"
-                                           : "drawn, validation failed (the picture shows where)")
+                                           : "drawn; validation did not pass (trace exited 1; the picture is coloured by it)")
               << " (" << static_cast<int>(outcome.seconds) << " s)" << std::endl;
   };
   events.still_running = [&](const std::vector<std::pair<std::size_t, double>>& running) {
@@ -157,7 +157,8 @@ std::map<std::string, std::string> draw_graphs(const Args& args, const ReportCar
   return notes;
 }
 
-// The trend of passed and failing cells, one point per card; x labels thinned to about six.
+// The trend of passed and failing cells, one point per card; x labels thinned to about six, evenly
+// spaced back from the newest card, which is always labelled.
 std::string trend_of(const ReportModel& model) {
   TrendChart chart{.title = "passed and failing cells per scorecard", .x_labels = {}, .series = {}};
   TrendSeries passed{"passed", "#2e7d32", {}}, failing{"failing", "#c62828", {}};
@@ -165,7 +166,7 @@ std::string trend_of(const ReportModel& model) {
   for (std::size_t c = 0; c < model.columns.size(); ++c) {
     const ReportColumn& column = model.columns[c];
     const std::string when = column.date.size() >= 16 ? column.date.substr(5, 11) : "#" + std::to_string(c + 1);
-    chart.x_labels.push_back(c % stride == 0 || c + 1 == model.columns.size() ? when : "");
+    chart.x_labels.push_back((model.columns.size() - 1 - c) % stride == 0 ? when : "");
     passed.values.push_back(column.passed);
     failing.values.push_back(column.failing);
   }

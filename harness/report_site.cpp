@@ -206,6 +206,20 @@ std::string shortened(const std::string& text, std::size_t limit) {
 // A tooltip stays readable: the start of a long message (the <details> has all of it).
 std::string tooltip(const std::string& text) { return shortened(text, 600); }
 
+// A column label that wraps only between its parts, never inside a date.
+std::string label_html(const std::string& label) {
+  std::string html;
+  std::size_t start = 0;
+  const std::string separator = " · ";
+  while (true) {
+    const std::size_t end = label.find(separator, start);
+    html += "<span class=\"part\">" + html_escape(label.substr(start, end - start)) + "</span>";
+    if (end == std::string::npos) return html;
+    html += " · ";
+    start = end + separator.size();
+  }
+}
+
 void render_counts(std::ostream& out, const ReportColumn& column) {
   out << "<div class=\"counts\" data-total=\"" << column.total << "\">";
   for (const CellStateInfo& state : cell_states()) {
@@ -263,7 +277,7 @@ void render_cells_table(std::ostream& out, const ReportModel& model, const Repor
   for (std::size_t c = 0; c < model.columns.size(); ++c) {
     const ReportColumn& column = model.columns[c];
     out << "<th class=\"column sortable\" data-sort=\"column-" << c << "\" data-column=\"" << c << "\" title=\""
-        << html_escape(column.source + "\n" + column.date) << "\"><div class=\"label\">" << html_escape(column.label) << "</div>";
+        << html_escape(column.source + "\n" + column.date) << "\"><div class=\"label\">" << label_html(column.label) << "</div>";
     render_counts(out, column);
     out << "</th>";
   }

@@ -160,7 +160,7 @@ def main():
         print(done.stderr, file=sys.stderr)
         if done.returncode != 0:
             sys.exit(f"FAIL: tlconform report exited {done.returncode}")
-        check(f"[1/1] {graph_row}" in done.stderr, "report printed no [done/total] progress for the graph it drew")
+        check(f"[1/1] {graph_row}: drawn" in done.stderr, "report printed no [done/total] progress for the graph it drew")
 
         page = parse(rendered_dom((site / "index.html").as_uri()))
 
