@@ -9,7 +9,9 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 venv=${1:-"$root/.venv"}
 requirements=${2:-"$root/ci/requirements-pinned.txt"}
 
-debian_packages=(cmake g++ clang clang-format libclang-rt-14-dev libgtest-dev libbenchmark-dev pybind11-dev nlohmann-json3-dev libyaml-cpp-dev graphviz)
+# chromium-headless-shell: the report test (label report) renders `tlconform report`'s page in it.
+debian_packages=(cmake g++ clang clang-format libclang-rt-14-dev libgtest-dev libbenchmark-dev pybind11-dev nlohmann-json3-dev libyaml-cpp-dev graphviz
+  chromium-headless-shell)
 missing=()
 for package in "${debian_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

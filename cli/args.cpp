@@ -87,14 +87,15 @@ std::vector<std::string> Args::all(const std::string& name) const {
 }
 
 Args parse_args(int argc, const char* const* argv, const std::set<std::string>& valued, const std::set<std::string>& switches,
-                const std::string& positional) {
+                const std::string& positional, bool positional_repeats) {
   Args args;
   if (argc < 2) throw UsageError("no command given");
   args.command = argv[1];
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     if (!arg.starts_with("--")) {
-      if (positional.empty() || args.values.contains(positional)) throw UsageError("unexpected argument '" + arg + "'");
+      if (positional.empty() || (args.values.contains(positional) && !positional_repeats))
+        throw UsageError("unexpected argument '" + arg + "'");
       args.values[positional].push_back(is_path_flag(positional) ? absolute_path(arg) : arg);
       continue;
     }

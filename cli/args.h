@@ -47,8 +47,9 @@ std::string writable_output(const std::string& flag, const std::string& path);
 void writable_parent(const std::string& flag, const std::string& path);
 
 // Parses argv against what `command` accepts: flags taking a value, plain switches, and (when
-// `positional` names one) a single bare argument stored as that value.
+// `positional` names one) a single bare argument stored as that value, or with `positional_repeats`
+// every bare argument, in order.
 Args parse_args(int argc, const char* const* argv, const std::set<std::string>& valued, const std::set<std::string>& switches,
-                const std::string& positional = "");
+                const std::string& positional = "", bool positional_repeats = false);
 
 }  // namespace tl::cli

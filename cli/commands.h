@@ -36,5 +36,6 @@ int scorecard_command(const Args& args);
 int doctor_command(const Args& args);
 int spec_command(const Args& args);
 int inspect_command(const Args& args);
+int report_command(const Args& args);
 
 }  // namespace tl::cli

@@ -54,13 +54,22 @@ commands:
   capabilities [--scorecard FILE] [--json | --markdown]
                                               the can-and-cannot table, states computed from the
                                               cells of a pinned scorecard (default: the committed one)
+  report --out DIR [--graphs [--row ID ...] [--roster FILE ...]] SCORECARD...
+                                              a static HTML page DIR/index.html: a row per cell, a
+                                              column per scorecard (oldest first), states coloured,
+                                              regressions and fixes against the previous column
+                                              marked, counts, a trend chart for several cards, the
+                                              capability table; links DIR/graphs/ID.svg where it
+                                              exists, and --graphs draws them (trace --validate per
+                                              row of the last card, 2 at a time; --row limits them)
 )";
 
 struct Command {
   int (*run)(const tl::cli::Args&);
   std::set<std::string> valued;
   std::set<std::string> switches;
-  std::string positional;  // the name a bare argument is stored under, if the command takes one
+  std::string positional;           // the name a bare argument is stored under, if the command takes one
+  bool positional_repeats = false;  // every bare argument is kept (report's SCORECARD...)
 };
 
 }  // namespace
@@ -83,6 +92,7 @@ int main(int argc, char** argv) {
       {"doctor", {doctor_command, {"scorecard"}, {"json"}, ""}},
       {"spec", {spec_command, {"backend", "field"}, {"json"}, ""}},
       {"capabilities", {capabilities_command, {"scorecard"}, {"json", "markdown"}, ""}},
+      {"report", {report_command, {"out", "row", "roster"}, {"graphs"}, "scorecard", true}},
   };
   try {
     if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "help") {
@@ -93,7 +103,8 @@ int main(int argc, char** argv) {
     if (found == commands.end()) throw UsageError(std::string("unknown command '") + argv[1] + "'");
     std::set<std::string> valued = found->second.valued;
     valued.insert("backend");  // every command works on one backend (backend_of)
-    const Args args = parse_args(argc, argv, valued, found->second.switches, found->second.positional);
+    const Args args =
+        parse_args(argc, argv, valued, found->second.switches, found->second.positional, found->second.positional_repeats);
     return found->second.run(args);
   } catch (const UsageError& error) {
     std::cerr << "tlconform: " << error.what() << "\n(tlconform help lists the commands and their options)\n";
