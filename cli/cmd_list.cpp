@@ -1,16 +1,34 @@
 // tlconform list: rows and their cells, from the roster files alone (no Python is started).
 #include <filesystem>
 #include <iostream>
+#include <map>
 
 #include "cli/cell_runner.h"
 #include "cli/commands.h"
 #include "cli/shard.h"
+#include "harness/scorecard.h"
 
 namespace tl::cli {
 namespace {
 
 // A CMake bracket argument, safe for any text.
 std::string bracket(const std::string& text) { return "[==[" + text + "]==]"; }
+
+// Each cell's seconds in the committed scorecard's run, as CTest COST: a fresh build directory has
+// no timing history, and CTest then starts the highest COST first, so the longest cell does not
+// start last and become the suite's tail. No card, or a corrupt one: no costs (its own test says so).
+std::map<std::string, double> committed_durations(const BackendSpec& spec) {
+  std::map<std::string, double> seconds;
+  try {
+    const nlohmann::json card = read_scorecard(spec.committed_scorecard());
+    const nlohmann::json durations = card.at("run").value("durations_s", nlohmann::json::object());
+    for (const auto& [id, value] : durations.items()) {
+      if (value.is_number()) seconds[id] = value.get<double>();
+    }
+  } catch (const std::exception&) {
+  }
+  return seconds;
+}
 
 }  // namespace
 
@@ -27,6 +45,7 @@ int list_command(const Args& args) {
     const std::string self = std::filesystem::canonical("/proc/self/exe").string();
     const std::string record = args.value("record", "");
     std::string all_cells;
+    const std::map<std::string, double> cost = committed_durations(spec);
     for (const Roster& roster : rosters) {
       const std::string file = roster_path(roster);
       for (const RosterRow& row : roster.rows) {
@@ -39,7 +58,8 @@ int list_command(const Args& args) {
                   << (record.empty() ? "" : " --record " + bracket(record)) << ")\n"
                   << "set_tests_properties(" << bracket(name) << " PROPERTIES LABELS "
                   << bracket(std::string("conformance;") + to_string(row.family)) << " SKIP_RETURN_CODE " << kExitSkipped
-                  << " TIMEOUT 660 WORKING_DIRECTORY " << bracket(TL_SOURCE_DIR) << ")\n";
+                  << " TIMEOUT 660 WORKING_DIRECTORY " << bracket(TL_SOURCE_DIR)
+                  << (cost.contains(row.id) ? " COST " + std::to_string(cost.at(row.id)) : "") << ")\n";
       }
     }
     if (!record.empty()) {
