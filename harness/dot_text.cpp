@@ -22,8 +22,9 @@ std::string dot_quoted(std::string_view text) {
   return out + "\"";
 }
 
-std::string dot_html(std::string_view text) {
+std::string html_escape(std::string_view text) {
   std::string out;
+  out.reserve(text.size());
   for (const char c : text) {
     switch (c) {
       case '&':
@@ -41,11 +42,22 @@ std::string dot_html(std::string_view text) {
       case '\'':
         out += "&#39;";
         break;
+      case '\n':
+      case '\t':
+        out += c;
+        break;
       default:
         out += is_control(c) ? ' ' : c;
     }
   }
   return out;
+}
+
+std::string dot_html(std::string_view text) {
+  // A label has no line breaks of its own: every control character, newline and tab too, is a space.
+  std::string flat(text);
+  for (char& c : flat) c = is_control(c) ? ' ' : c;
+  return html_escape(flat);
 }
 
 }  // namespace tl

@@ -95,37 +95,6 @@ std::string_view to_string(Transition transition) {
   return "";
 }
 
-std::string html_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      case '\n':
-      case '\t':
-        out += c;
-        break;
-      default:
-        out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? ' ' : c;
-    }
-  }
-  return out;
-}
-
 std::string utc_date_time(long long seconds) {
   const std::time_t time = static_cast<std::time_t>(seconds);
   std::tm parts{};

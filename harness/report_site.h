@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/dot_text.h"  // html_escape
+
 namespace tl {
 
 // A card as given on the command line: where it came from (for tooltips and errors) and its
@@ -84,10 +86,6 @@ struct ReportPage {
 };
 
 std::string render_report_html(const ReportModel& model, const ReportPage& page);
-
-// Text for HTML element content and attribute values: &, <, >, " and ' as entities; newlines and
-// tabs kept (a <pre> or a tooltip shows them), other control characters as spaces.
-std::string html_escape(std::string_view text);
 
 // "2026-12-02 14:02 UTC" from unix seconds.
 std::string utc_date_time(long long seconds);
