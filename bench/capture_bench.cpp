@@ -11,7 +11,7 @@
 #include <map>
 #include <string>
 
-#include "backends/tinygrad/evaluation.h"
+#include "backends/tinygrad/python_modules.h"
 #include "backends/tinygrad/protocol.h"
 #include "backends/tinygrad/runtime.h"
 #include "harness/backend_registry.h"
@@ -88,13 +88,14 @@ def recorded_nodes(out, views):
     return [n for n in out.uop.toposort() if n.dtype.scalar() not in (dtypes.void, dtypes.weakint)
             and (views or n.op not in MOVEMENT)]
 
-# The bare floor: the forward, then the one tinygrad evaluation a capture runs (the same chained
-# requests, `chained_requests` from evaluation.h, and linearizer order) of every node it
-# materializes (views are derived on the host), with no harness work; `views` also materializes them.
+# The bare floor: the forward, then the one tinygrad evaluation a capture runs (the same requests,
+# from backends/tinygrad/python/tl_evaluation.py) of every node it materializes (views are derived on
+# the host), with no graph walk or payload copies; `views` also materializes them.
 def bare_floor(forward, x, views=False):
-    with Context(TUPLE_ORDER=0):
-        sink = UOp.sink(*chained_requests(recorded_nodes(forward(x), views)))
-        run_linear(*create_linear_with_vars(transform_to_call(sink)[0]))
+    import tl_evaluation
+    out = forward(x)
+    nodes = recorded_nodes(out, True)
+    tl_evaluation.capture(nodes, [views or n.op not in MOVEMENT for n in nodes], [out.uop], lambda applied: None)
 
 # Fills tinygrad's caches before a row is timed. Compiled programs are cached by their AST, not by
 # the linearizer's order, so compiling under TUPLE_ORDER=0 warms the same entries: the default order
@@ -113,7 +114,7 @@ py::dict& scope() {
   static py::dict* models = [] {
     tl::tinygrad::require_tinygrad();
     auto* dict = new py::dict();  // lives for the process: the interpreter is never torn down here
-    (*dict)["chained_requests"] = py::cpp_function([](const py::list& nodes) { return tl::tinygrad::chained_requests(nodes); });
+    tl::tinygrad::backend_module("tl_evaluation");  // installs the backend's modules for bare_floor
     py::exec(kModels, *dict);
     return dict;
   }();

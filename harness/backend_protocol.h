@@ -3,6 +3,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,12 +20,22 @@ struct RowCapture {
   int observed_evaluations = 0;    // framework evaluations seen by a probe around the capture
   long long observed_kernels = 0;  // kernels the framework reports executed during the capture
   std::string rng_state;           // the framework's RNG state after the capture, as text
+  // The row's own objects called again after the capture (read after rng_state): what a second
+  // eager call gives once the capture is done; with the model as one eager forward left it, the
+  // same as an eager twin's second call.
+  std::vector<Payload> outputs_after;
 };
 
-// The same row run eagerly from scratch: outputs read first, then the RNG state.
+// The same row run eagerly from scratch: outputs read first, then the RNG state, then a second call.
 struct EagerRun {
   std::vector<Payload> outputs;
   std::string rng_state;
+  std::vector<Payload> second_outputs;  // the forward called again on the same objects
+  // The framework's own gradients of the summed float outputs with respect to each float Tensor
+  // argument (by argument position), realized together as a user realizes them; empty when the
+  // framework cannot differentiate the forward (`input_grads_error` says why).
+  std::map<std::size_t, Payload> input_grads;
+  std::string input_grads_error;
 };
 
 // A request that should be refused, and what the framework's state looked like around it.

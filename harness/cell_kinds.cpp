@@ -2,14 +2,15 @@
 
 #include <algorithm>
 
+#include "harness/cell_phase.h"
 #include "harness/checks.h"
-#include "harness/conformance.h"
 
 namespace tl {
 namespace {
 
-// Capture, structure, one evaluation, outputs and RNG state equal to one eager forward, the row's
-// expected values and constant kinds, replay validation, derived grads, and a .tlspec round trip.
+// Capture, structure, one evaluation, outputs and RNG state equal to one eager forward, the model
+// afterwards equal to an eager twin's, payloads equal to their ops realized alone, the row's expected
+// values and constant kinds, replay validation, derived grads, and a .tlspec round trip.
 CellResult run_row_cell(BackendProtocol& backend, const RosterRow& row) {
   CellResult result = CellResult::of(row);
   run_guarded(result, "capture", [&] {
@@ -28,6 +29,8 @@ CellResult run_row_cell(BackendProtocol& backend, const RosterRow& row) {
     result.checks.push_back({"rng_state_equal_eager", same_rng,
                              same_rng ? "RNG state after the capture equals one eager forward"
                                       : "after capture: " + capture.rng_state + "; after eager: " + eager.rng_state});
+    result.checks.push_back(check_model_afterwards(capture, eager));
+    result.checks.push_back(check_payloads_equal_alone(trace));
     if (row.expect.output || !row.expect.outputs.empty()) result.checks.push_back(check_expected_output(row, trace));
     if (row.expect.constant_kinds) result.checks.push_back(check_constant_kinds(row, trace));
     enter_phase(CellPhase::ReplayValidation);
@@ -35,7 +38,7 @@ CellResult run_row_cell(BackendProtocol& backend, const RosterRow& row) {
     Trace with_grads = capture.trace;
     if (has_float_output(trace)) {
       enter_phase(CellPhase::DerivedGrads);
-      result.checks.push_back(check_derived_grads(with_grads));
+      result.checks.push_back(check_derived_grads(with_grads, eager));
     }
     enter_phase(CellPhase::TlspecRoundTrip);
     result.checks.push_back(check_tlspec_round_trip(with_grads, row.id));
@@ -110,9 +113,10 @@ void prove_payload_materialization(BackendProtocol&, RowCapture& capture, const 
   result.checks.push_back(check_tlspec_round_trip(capture.trace, row.id));
 }
 
-// intermediate_derived_grads: every intermediate's derived grad equals finite differences.
-void prove_derived_grads(BackendProtocol&, RowCapture& capture, const RosterRow&, CellResult& result) {
-  result.checks.push_back(check_derived_grads(capture.trace));
+// intermediate_derived_grads: input grads equal the framework's autograd on an eager twin, and
+// intermediates' equal finite differences.
+void prove_derived_grads(BackendProtocol& backend, RowCapture& capture, const RosterRow& row, CellResult& result) {
+  result.checks.push_back(check_derived_grads(capture.trace, backend.eager_row(row)));
 }
 
 }  // namespace

@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include "harness/errors.h"
 #include "harness/finite_differences.h"
@@ -123,12 +125,79 @@ bool has_float_output(const Trace& trace) {
   return false;
 }
 
-Check check_derived_grads(Trace& trace) {
+Check check_model_afterwards(const RowCapture& capture, const EagerRun& eager) {
+  if (capture.outputs_after.size() != eager.second_outputs.size()) {
+    return {"model_afterwards", false,
+            "called again, the captured forward returned " + std::to_string(capture.outputs_after.size()) +
+                " output(s), the eager twin's second call " + std::to_string(eager.second_outputs.size())};
+  }
+  for (std::size_t i = 0; i < eager.second_outputs.size(); ++i) {
+    const Comparison comparison = compare(eager.second_outputs[i], capture.outputs_after[i]);
+    if (!comparison.equal) {
+      return {"model_afterwards", false,
+              "called again after the capture, output " + std::to_string(i) + " differs from the eager twin's second call: " +
+                  comparison.message};
+    }
+  }
+  return {"model_afterwards", true, "called again after the capture, the forward gives what a second eager call gives"};
+}
+
+Check check_payloads_equal_alone(const Trace& trace) {
+  std::vector<std::size_t> computed;
+  for (const Op& op : trace.ops) {
+    if (op.kind == OpKind::Compute || op.kind == OpKind::View) computed.push_back(op.index);
+  }
+  std::vector<std::size_t> sample;
+  for (std::size_t k = 0; k < std::min(computed.size(), kAloneSample); ++k)
+    sample.push_back(computed[computed.size() <= kAloneSample ? k : k * (computed.size() - 1) / (kAloneSample - 1)]);
+  const std::vector<Payload> alone = trace.live->alone_values(trace, sample);
+  for (std::size_t k = 0; k < sample.size(); ++k) {
+    const Op& op = trace.ops[sample[k]];
+    const Comparison comparison = compare(alone[k], *op.out);
+    if (!comparison.equal)
+      return {"payloads_equal_alone", false, op.label + " differs from its value realized on its own: " + comparison.message};
+  }
+  return {"payloads_equal_alone", true,
+          std::to_string(sample.size()) + " of " + std::to_string(computed.size()) +
+              " computed ops equal their values realized on their own"};
+}
+
+namespace {
+
+// An input op's argument position: capture labels inputs "input<position>:<n>".
+std::optional<std::size_t> argument_position(const Op& op) {
+  if (op.kind != OpKind::Input || !op.label.starts_with("input")) return std::nullopt;
+  try {
+    return static_cast<std::size_t>(std::stoul(op.label.substr(5)));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+Check check_derived_grads(Trace& trace, const EagerRun& eager) {
   GradOptions options;
   options.intermediate_grads = true;
   trace.derive_grads(options);
-  const GradientCheck check = check_grads_against_finite_differences(trace, options);
-  return {"derived_grads", check.passed, check.detail};
+  std::size_t exact = 0;
+  for (const Op* input : trace.input_ops()) {
+    if (!input->dtype.is_float()) continue;
+    const auto position = argument_position(*input);
+    const auto twin = position ? eager.input_grads.find(*position) : eager.input_grads.end();
+    if (twin == eager.input_grads.end()) {
+      if (!eager.input_grads_error.empty()) continue;  // tinygrad's autograd cannot be asked: finite differences only
+      return {"derived_grads", false, input->label + " has no gradient from tinygrad's autograd to compare with"};
+    }
+    if (!input->grad) return {"derived_grads", false, input->label + " has no derived gradient"};
+    const Comparison comparison = compare(twin->second, *input->grad);
+    if (!comparison.equal)
+      return {"derived_grads", false, input->label + "'s gradient differs from tinygrad's autograd: " + comparison.message};
+    ++exact;
+  }
+  const GradientCheck check = check_grads_against_finite_differences(trace, options, /*intermediates_only=*/exact != 0);
+  const std::string autograd = std::to_string(exact) + " input gradient(s) equal tinygrad's autograd";
+  return {"derived_grads", check.passed, autograd + (check.detail.empty() ? "" : "; finite differences: " + check.detail)};
 }
 
 Check check_tlspec_round_trip(const Trace& trace, const std::string& id) {

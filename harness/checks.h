@@ -15,15 +15,25 @@ namespace tl {
 Check check_structure(const Trace& trace);
 // The capture evaluated the graph once, and ran the kernels the trace says it ran.
 Check check_one_evaluation(const RowCapture& capture);
+// The output payloads are the eager twin's outputs, bit for bit (NaN equal to NaN).
 Check check_outputs_equal_eager(const Trace& trace, const EagerRun& eager);
+// The captured objects called again after the capture give what the eager twin's second call gives,
+// bit for bit: the capture left every tensor the forward reads as one eager forward leaves it.
+Check check_model_afterwards(const RowCapture& capture, const EagerRun& eager);
+// Every sampled op's payload is what the framework gives that op realized on its own (all ops up to
+// kAloneSample, an even spread of that many beyond).
+Check check_payloads_equal_alone(const Trace& trace);
+constexpr std::size_t kAloneSample = 48;
 // The row's `expect.output` / `expect.outputs` values.
 Check check_expected_output(const RosterRow& row, const Trace& trace);
 Check check_constant_kinds(const RosterRow& row, const Trace& trace);
 // Replay validation ends in exactly the row's `expect.validation` state.
 Check check_replay_validation(BackendProtocol& backend, const RosterRow& row, const Trace& trace, const EagerRun& eager);
 bool has_float_output(const Trace& trace);
-// Derives intermediate grads into `trace` and compares them with finite differences.
-Check check_derived_grads(Trace& trace);
+// Derives intermediate grads into `trace`: each float input's equals the framework's own autograd on
+// the eager twin bit for bit; intermediates (which autograd on a twin cannot be asked about) agree
+// with central finite differences.
+Check check_derived_grads(Trace& trace, const EagerRun& eager);
 // Saves and loads a .tlspec bundle (in the temporary directory) and compares it with `trace`.
 Check check_tlspec_round_trip(const Trace& trace, const std::string& id);
 

@@ -18,6 +18,8 @@ struct GradientCheck {
 // a few elements of every float input and of the last few float ops before the outputs. The step
 // h and the tolerance follow the narrowest float dtype downstream of the op (see the .cpp). The
 // trace must carry derived grads.
-GradientCheck check_grads_against_finite_differences(const Trace& trace, const GradOptions& options);
+// `intermediates_only`: skip the inputs (their gradients were checked against autograd already).
+GradientCheck check_grads_against_finite_differences(const Trace& trace, const GradOptions& options,
+                                                    bool intermediates_only = false);
 
 }  // namespace tl

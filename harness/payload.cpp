@@ -187,7 +187,7 @@ Comparison compare(const Payload& expected, const Payload& actual, const Toleran
     if (std::isnan(want) && std::isnan(got)) continue;
     const double diff = std::fabs(want - got);
     if (!std::isnan(diff)) result.max_abs_diff = std::max(result.max_abs_diff, diff);
-    bool close = want == got;
+    bool close = want == got && std::signbit(want) == std::signbit(got);
     if (!close && is_float && std::isfinite(diff)) {
       const double magnitude = std::max(std::fabs(want), std::fabs(got));
       close = diff <= tolerance.abs || diff <= tolerance.rel * magnitude ||
@@ -196,7 +196,7 @@ Comparison compare(const Payload& expected, const Payload& actual, const Toleran
     if (!close && result.first_mismatch < 0) {
       result.first_mismatch = i;
       std::ostringstream why;
-      why.precision(9);
+      why.precision(expected.dtype.itemsize > 4 ? 17 : 9);
       why << "element " << i << " is " << got << ", expected " << want;
       result.equal = false;
       result.message = why.str();

@@ -23,12 +23,13 @@ struct Payload {
   static Payload from_doubles(const DType& dtype, std::vector<std::int64_t> shape, const std::vector<double>& values);
 };
 
-// How close two float payloads must be. Integers and bools always compare exactly.
+// How close two float payloads must be. The default is exact: the same value bit for bit (a zero's
+// sign included), NaN equal to NaN. Integers and bools always compare exactly.
 struct Tolerance {
-  // Units in the last place allowed between two floats (replay of fused kernels differs by a few).
-  std::int64_t max_ulps = 8;
-  // Absolute slack for values near zero, where ulps are tiny.
-  double abs = 1e-6;
+  // Units in the last place allowed between two floats.
+  std::int64_t max_ulps = 0;
+  // Absolute slack (for comparing with decimal literals written in a roster).
+  double abs = 0.0;
   // Relative slack, for comparing with decimal literals written in a roster (0 = ulps only).
   double rel = 0.0;
 };

@@ -57,6 +57,9 @@ class LiveGraph {
   // use instead of that op's payload), all in one evaluation: what finite differences need.
   virtual std::vector<double> losses(const Trace& trace, const GradOptions& options,
                                      const std::vector<std::map<std::size_t, Payload>>& replacements) const = 0;
+  // Each listed op's value as the framework gives that op realized on its own, afresh over the
+  // trace's leaves: what the capture's payloads are checked against (one evaluation per op).
+  virtual std::vector<Payload> alone_values(const Trace& trace, const std::vector<std::size_t>& ops) const = 0;
 };
 
 // How the capture's payloads were produced; the realize-once proof reads these.

@@ -78,10 +78,10 @@ Trace capture(const py::object& fn, const py::tuple& args, const TraceOptions& o
     record_ops(walker, options, trace);
     refuse_oversized_payloads(trace);
     refuse_unrealizable_constants(walker.nodes(), trace, runtime.device);
-    std::vector<Payload> payloads = op_payloads(api, walker, trace, trace.stats);
-    for (Op& op : trace.ops) op.out = std::move(payloads[op.index]);
+    OpPayloads payloads = op_payloads(walker, trace, roots, trace.stats);
+    for (Op& op : trace.ops) op.out = std::move(payloads.payloads[op.index]);
     for (const py::object& root : roots) trace.outputs.push_back(walker.index_of(root));
-    if (runtime.device == "PYTHON") trace.live = std::make_shared<TinygradLiveGraph>(walker.nodes());
+    if (runtime.device == "PYTHON") trace.live = std::make_shared<TinygradLiveGraph>(walker.nodes(), payloads.live);
   });
   return trace;
 }

@@ -61,32 +61,34 @@ std::optional<Movement> host_movement(const py::handle& uop) {
   return movement;
 }
 
-std::vector<Payload> op_payloads(const TinygradApi& api, const GraphWalker& walker, const Trace& trace, CaptureStats& stats) {
+OpPayloads op_payloads(const GraphWalker& walker, const Trace& trace, const std::vector<py::object>& roots, CaptureStats& stats) {
   const auto& nodes = walker.nodes();
   std::vector<std::optional<Movement>> movements(nodes.size());
-  std::vector<py::object> requested;
-  std::vector<std::size_t> requested_ops;
+  std::vector<bool> requested(nodes.size());
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const auto& parents = trace.ops[i].parents;
     if (walker.node_class(i) == NodeClass::View && !parents.empty() && parents.front().position == 0)
       movements[i] = host_movement(nodes[i]);
-    if (!movements[i]) {
-      requested.push_back(nodes[i]);
-      requested_ops.push_back(i);
-    }
+    requested[i] = !movements[i];
   }
-  std::vector<Payload> evaluated = evaluate_once(api, requested, stats);  // the capture's one evaluation
-  std::vector<Payload> payloads(nodes.size());
-  for (std::size_t k = 0; k < requested_ops.size(); ++k) payloads[requested_ops[k]] = std::move(evaluated[k]);
+  CaptureEvaluation evaluated = evaluate_capture(nodes, requested, roots, stats);  // the capture's one evaluation
+  OpPayloads result{std::vector<Payload>(nodes.size()), evaluated.live};
+  for (std::size_t i = 0, k = 0; i < nodes.size(); ++i) {
+    if (requested[i]) result.payloads[i] = std::move(evaluated.payloads[k++]);
+  }
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     if (!movements[i]) continue;
-    payloads[i] = apply_movement(payloads[trace.ops[i].parents.front().op], *movements[i]);
-    if (payloads[i].shape != trace.ops[i].shape) {
-      throw std::runtime_error("op " + trace.ops[i].label + ": the host view has shape " + shape_string(payloads[i].shape) +
-                               ", tinygrad's " + shape_string(trace.ops[i].shape));
+    result.payloads[i] = apply_movement(result.payloads[trace.ops[i].parents.front().op], *movements[i]);
+    if (result.payloads[i].shape != trace.ops[i].shape) {
+      throw std::runtime_error("op " + trace.ops[i].label + ": the host view has shape " +
+                               shape_string(result.payloads[i].shape) + ", tinygrad's " + shape_string(trace.ops[i].shape));
     }
   }
-  return payloads;
+  // An output is eager's value, whatever the op it is (a view included).
+  for (std::size_t r = 0; r < roots.size(); ++r) {
+    if (evaluated.root_payloads[r]) result.payloads[walker.index_of(roots[r])] = std::move(*evaluated.root_payloads[r]);
+  }
+  return result;
 }
 
 }  // namespace tl::tinygrad

@@ -21,8 +21,13 @@ namespace tl::tinygrad {
 // symbolic shape leaves the view to tinygrad); nullopt for any other node.
 std::optional<Movement> host_movement(const py::handle& uop);
 
-// payloads[i] is op i's value: the walked nodes that are not host views in one evaluation
-// (evaluate_once, counted in `stats`), then each host view from its parent's payload, in post-order.
-std::vector<Payload> op_payloads(const TinygradApi& api, const GraphWalker& walker, const Trace& trace, CaptureStats& stats);
+// Every op's value: the walked nodes that are not host views and the roots (the forward's outputs)
+// in one evaluation (evaluate_capture, counted in `stats`), then each host view from its parent's
+// payload, in post-order; a root's payload is always eager's own (evaluation.h).
+struct OpPayloads {
+  std::vector<Payload> payloads;  // payloads[i] is op i's value
+  pybind11::object live;          // what the live trace keeps for replays
+};
+OpPayloads op_payloads(const GraphWalker& walker, const Trace& trace, const std::vector<py::object>& roots, CaptureStats& stats);
 
 }  // namespace tl::tinygrad

@@ -1,5 +1,6 @@
-// The UOps a live trace keeps (one per op, in op order), and the replay and gradient work they
-// allow. Released only while the interpreter still runs.
+// What a live trace keeps of its capture (one UOp per op, in op order, and the capture's plan and
+// eager map: tl_evaluation.Live), and the replay and gradient work they allow. Released only while
+// the interpreter still runs.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -12,17 +13,19 @@ namespace tl::tinygrad {
 
 class TinygradLiveGraph : public LiveGraph {
  public:
-  explicit TinygradLiveGraph(std::vector<pybind11::object> uops) : uops_(std::move(uops)) {}
+  TinygradLiveGraph(std::vector<pybind11::object> uops, pybind11::object live) : uops_(std::move(uops)), live_(std::move(live)) {}
   ~TinygradLiveGraph() override {
     // After interpreter teardown a decref would touch freed memory: leak the handles instead.
     if (Py_IsInitialized() == 0) {
       for (auto& uop : uops_) uop.release();
+      live_.release();
     }
   }
   TinygradLiveGraph(const TinygradLiveGraph&) = delete;
   TinygradLiveGraph& operator=(const TinygradLiveGraph&) = delete;
 
   const std::vector<pybind11::object>& uops() const { return uops_; }
+  const pybind11::object& live() const { return live_; }
 
   // replay.cpp
   ValidationStatus validate(const Trace& trace, const std::vector<Payload>& outputs) const override;
@@ -30,9 +33,14 @@ class TinygradLiveGraph : public LiveGraph {
   void derive_grads(Trace& trace, const GradOptions& options) const override;
   std::vector<double> losses(const Trace& trace, const GradOptions& options,
                              const std::vector<std::map<std::size_t, Payload>>& replacements) const override;
+  std::vector<Payload> alone_values(const Trace& trace, const std::vector<std::size_t>& ops) const override;
 
  private:
   std::vector<pybind11::object> uops_;
+  pybind11::object live_;
 };
+
+// Every op's payload as Python reads it (evaluation.h's payload_view), None where an op has none.
+pybind11::list payload_views(const Trace& trace);
 
 }  // namespace tl::tinygrad

@@ -13,6 +13,7 @@
 #include "backends/tinygrad/capabilities.h"
 #include "backends/tinygrad/capture.h"
 #include "backends/tinygrad/preflight.h"
+#include "backends/tinygrad/python_modules.h"
 #include "backends/tinygrad/row_fixture.h"
 #include "backends/tinygrad/runtime.h"
 #include "backends/tinygrad/tinygrad_api.h"
@@ -125,6 +126,32 @@ Payload payload_of(const py::object& tensor) {
   return payload;
 }
 
+// A forward's returned Tensors: the Tensor itself, or those of a flat tuple or list.
+std::vector<py::object> output_list(const TinygradApi& api, const py::object& returned) {
+  std::vector<py::object> outputs;
+  if (api.is_tensor(returned)) {
+    outputs.push_back(returned);
+  } else {
+    for (py::handle item : returned) {
+      if (api.is_tensor(item)) outputs.push_back(py::reinterpret_borrow<py::object>(item));
+    }
+  }
+  return outputs;
+}
+
+// The outputs realized together, as one eager forward realizes them, and read exactly.
+std::vector<Payload> realized_outputs(const std::vector<py::object>& outputs) {
+  const TinygradApi api;
+  py::tuple all(outputs.size());
+  for (std::size_t i = 0; i < outputs.size(); ++i) all[i] = outputs[i];
+  api.Tensor.attr("realize")(*all);
+  std::vector<Payload> payloads;
+  for (const py::object& output : outputs) payloads.push_back(payload_of(output));
+  return payloads;
+}
+
+std::vector<Payload> realized_outputs(const py::object& returned) { return realized_outputs(output_list(TinygradApi(), returned)); }
+
 class TinygradProtocol : public BackendProtocol {
  public:
   std::string name() const override { return kName; }
@@ -167,6 +194,8 @@ class TinygradProtocol : public BackendProtocol {
       result.observed_evaluations = probe.attr("count").cast<int>();
       result.observed_kernels = TinygradApi().kernel_count() - kernels_before;
       result.rng_state = scope["_tl_rng_state"]().cast<std::string>();
+      // The captured objects called once more, as a user would call the model again.
+      result.outputs_after = realized_outputs(fixture.forward(*fixture.inputs));
     });
     return result;
   }
@@ -177,21 +206,34 @@ class TinygradProtocol : public BackendProtocol {
     const RowFixture fixture = build_row(row);
     with_python_errors([&] {
       const TinygradApi api;
-      const py::object returned = fixture.forward(*fixture.inputs);
-      std::vector<py::object> outputs;
-      if (api.is_tensor(returned)) {
-        outputs.push_back(returned);
-      } else {
-        for (py::handle item : returned) {
-          if (api.is_tensor(item)) outputs.push_back(py::reinterpret_borrow<py::object>(item));
+      const std::vector<py::object> outputs = output_list(api, fixture.forward(*fixture.inputs));
+      // tinygrad's own gradients, built before anything is realized (realizing an output first
+      // would cut the graph they need) and realized after the outputs, all together.
+      py::list grads;
+      std::vector<std::size_t> positions;
+      try {
+        py::list float_outputs, float_inputs;
+        for (const py::object& output : outputs) float_outputs.append(output);
+        for (std::size_t i = 0; i < fixture.inputs.size(); ++i) {
+          if (api.is_tensor(fixture.inputs[i]) && fixture.inputs[i].attr("is_floating_point")().cast<bool>()) {
+            float_inputs.append(fixture.inputs[i]);
+            positions.push_back(i);
+          }
         }
+        if (!positions.empty())
+          grads = backend_module("tl_gradients").attr("default_loss")(float_outputs).attr("gradient")(*float_inputs);
+      } catch (py::error_already_set& error) {
+        result.input_grads_error = py::str(error.value()).cast<std::string>();
+        positions.clear();
       }
       // All outputs in one realize, as one eager forward would; then read them, then the RNG.
-      py::tuple all(outputs.size());
-      for (std::size_t i = 0; i < outputs.size(); ++i) all[i] = outputs[i];
-      api.Tensor.attr("realize")(*all);
-      for (const py::object& output : outputs) result.outputs.push_back(payload_of(output));
+      result.outputs = realized_outputs(outputs);
+      if (!positions.empty()) {
+        api.Tensor.attr("realize")(*grads);
+        for (std::size_t k = 0; k < positions.size(); ++k) result.input_grads[positions[k]] = payload_of(grads[k]);
+      }
       result.rng_state = probes()["_tl_rng_state"]().cast<std::string>();
+      result.second_outputs = realized_outputs(fixture.forward(*fixture.inputs));
     });
     return result;
   }

@@ -304,6 +304,21 @@ class ToyLiveGraph : public LiveGraph {
     return result;
   }
 
+  // toygrad is eager: an op realized alone is its replay from its parents' payloads.
+  std::vector<Payload> alone_values(const Trace& trace, const std::vector<std::size_t>& ops) const override {
+    std::vector<Payload> result;
+    with_python_errors([&] {
+      const py::dict replays = glue()["_toy_replay"](ops_for_python(trace));
+      for (std::size_t index : ops) {
+        const Op& op = trace.ops[index];
+        result.push_back(replays.contains(py::int_(index))
+                             ? payload(op.dtype.name, op.shape, replays[py::int_(index)]["plain"].cast<std::vector<double>>())
+                             : *op.out);
+      }
+    });
+    return result;
+  }
+
  private:
   std::vector<std::pair<std::string, std::vector<ParentRef>>> nodes_;
 };
@@ -373,6 +388,18 @@ Trace capture(const py::object& fn, const py::tuple& args, const TraceOptions& o
   return trace;
 }
 
+// A forward's returned toygrad Tensors as payloads.
+std::vector<Payload> outputs_of(const py::dict& glue, const py::object& returned) {
+  const py::object outputs = glue["_toy_outputs"](returned);
+  if (outputs.is_none()) throw std::runtime_error("the eager forward returned no toygrad Tensors");
+  std::vector<Payload> payloads;
+  for (py::handle out : outputs) {
+    payloads.push_back(payload(out.attr("dtype").cast<std::string>(), out.attr("shape").cast<std::vector<std::int64_t>>(),
+                               out.attr("data").cast<std::vector<double>>()));
+  }
+  return payloads;
+}
+
 class ToyProtocol : public BackendProtocol {
  public:
   std::string name() const override { return kName; }
@@ -402,6 +429,7 @@ class ToyProtocol : public BackendProtocol {
     with_python_errors([&] {
       result.observed_evaluations = static_cast<int>(py::len(calls));
       result.observed_kernels = fixture.glue["toygrad"].attr("ops_executed").cast<long long>() - ops_before;
+      result.outputs_after = outputs_of(fixture.glue, fixture.forward(*fixture.inputs));
     });
     result.rng_state = "toygrad has no RNG";
     return result;
@@ -411,15 +439,11 @@ class ToyProtocol : public BackendProtocol {
     const Fixture fixture = build_row(row);
     EagerRun result;
     with_python_errors([&] {
-      const py::object outputs = fixture.glue["_toy_outputs"](fixture.forward(*fixture.inputs));
-      if (outputs.is_none()) throw std::runtime_error("the eager forward returned no toygrad Tensors");
-      for (py::handle out : outputs) {
-        result.outputs.push_back(payload(out.attr("dtype").cast<std::string>(),
-                                         out.attr("shape").cast<std::vector<std::int64_t>>(),
-                                         out.attr("data").cast<std::vector<double>>()));
-      }
+      result.outputs = outputs_of(fixture.glue, fixture.forward(*fixture.inputs));
+      result.second_outputs = outputs_of(fixture.glue, fixture.forward(*fixture.inputs));
     });
     result.rng_state = "toygrad has no RNG";
+    result.input_grads_error = "the toy backend asks no autograd of its own: finite differences check its inputs";
     return result;
   }
 

@@ -1,0 +1,557 @@
+"""Faithful evaluation of many tinygrad nodes in one run.
+
+Every value this module computes for a node is the value tinygrad gives for that node realized on
+its own (``Tensor(node).numpy()``), and all of them come from one ``run_linear`` call. Realizing
+each node alone would recompute every chain once per node (quadratic), so a node's expression may
+read another node's buffer instead of recomputing it (a *cut*), but only where that cannot change a
+value:
+
+* tinygrad rewrites a kernel's ALU expression before running it (``(x*c1)*c2 -> x*(c1*c2)``,
+  ``a*b+c -> MULACC``, ``x*(1/(1+x)) -> 1-1/(1+x)``, ...), and a cut hides the structure a rewrite
+  needs. ``CutPlanner`` runs tinygrad's own kernel rewrites on each node's neighbourhood, once as it
+  is and once with a source opaque, and cuts that edge only when both agree.
+* a kernel keeps a float dtype the device emulates (float16 on Python < 3.12) in float32 registers,
+  so a node of such a dtype is never read from a buffer by a consumer.
+* a reduction's summation order is chosen per kernel (GROUP, UNROLL) from the whole fused kernel, so
+  a REDUCE is requested as tinygrad fuses it alone (*faithful*: no cut inside its region but where
+  tinygrad cuts too), in a schedule of its own that shares no node with another request.
+* tinygrad realizes a node whose region holds a reduction where it is broadcast (EXPAND) into a
+  consumer; such edges are cut everywhere, as tinygrad cuts them.
+
+Nodes a graph holds but a trace does not (the internals of a lazy weight) are inlined, never cut.
+"""
+from __future__ import annotations
+
+import contextlib
+import gc
+from dataclasses import dataclass, field
+from typing import Callable
+
+from tinygrad.callify import transform_to_call
+from tinygrad.device import Device
+from tinygrad.dtype import dtypes
+from tinygrad.helpers import Context, GlobalCounters
+from tinygrad.schedule import create_linear_with_vars
+from tinygrad.uop.decompositions import get_late_rewrite_patterns
+from tinygrad.uop.ops import GroupOp, Ops, UOp, graph_rewrite
+from tinygrad.uop.symbolic import sym
+
+from tl_buffer_write import functional_write, is_buffer_write, without_writes
+
+VIEWS = {Ops.RESHAPE, Ops.EXPAND, Ops.PAD, Ops.SHRINK, Ops.PERMUTE, Ops.FLIP}
+EXPANDABLE = GroupOp.ALU | {Ops.CAST, Ops.BITCAST}          # what tinygrad's ALU rewrites look into
+IDENTITY = {Ops.DETACH, Ops.CONTIGUOUS_BACKWARD}            # dropped by the scheduler: the source's value
+CHAINABLE = EXPANDABLE | {Ops.REDUCE} | IDENTITY
+CONST_LEAVES = {Ops.CONST, Ops.DEVICE, Ops.UNIQUE}
+DATA_LEAVES = {Ops.BUFFER, Ops.PARAM, Ops.BUFFER_VIEW, Ops.BIND, Ops.DEFINE_VAR}
+NEIGHBOURHOOD = 4  # levels below a node a rewrite check looks at (tinygrad's ALU patterns span at most 3)
+
+
+def view_base(u: UOp) -> UOp:
+  while u.op in VIEWS: u = u.src[0]
+  return u
+
+
+def is_meta(u: UOp) -> bool:
+  return u.dtype.scalar() in (dtypes.void, dtypes.weakint)
+
+
+def expanding(u: UOp) -> bool:
+  """Whether the chain of views from u down to its base broadcasts a dimension."""
+  while u.op in VIEWS:
+    if u.op is Ops.EXPAND and any(a != b for a, b in zip(u.src[0].shape, u.shape)): return True
+    u = u.src[0]
+  return False
+
+
+def over(chain: UOp, base_value: UOp) -> UOp:
+  """The view chain `chain` rebuilt over another base."""
+  if chain.op not in VIEWS: return base_value
+  inner = over(chain.src[0], base_value)
+  return chain if inner is chain.src[0] else chain.replace(src=(inner,) + chain.src[1:])
+
+
+# ---------------------------------------------------------------------------------------------
+# Which ALU edges may be cut
+# ---------------------------------------------------------------------------------------------
+
+class CutPlanner:
+  """Decides, for each edge (source, consumer) into an ALU node, whether the consumer may read the
+  source from a buffer without tinygrad computing it differently. Neighbourhoods repeat (a deep chain
+  is one step again and again) and hash-consing makes equal ones one object: rewrites are cached."""
+
+  def __init__(self):
+    renderer = Device[Device.DEFAULT].renderer
+    self.matcher = sym + get_late_rewrite_patterns(tuple(renderer.code_for_op.keys()), False)
+    self.native = renderer.supported_dtypes()
+    self.rewritten: dict[UOp, UOp | None] = {}
+
+  def rewrite(self, u: UOp) -> UOp | None:
+    if u not in self.rewritten:
+      try:
+        self.rewritten[u] = graph_rewrite(u, self.matcher, name="tl cut check")
+      except Exception:  # a neighbourhood tinygrad cannot rewrite on its own: never cut into it
+        self.rewritten[u] = None
+    return self.rewritten[u]
+
+  def neighbourhood(self, root: UOp, opaque: set) -> tuple[UOp, set]:
+    """root's expression NEIGHBOURHOOD levels deep as scalars: views and identity ops looked through
+    (each view chain gets placeholders of its own, as a kernel loads a view at other indices),
+    broadcast constants as constants, and anything else below (a buffer, a reduction, the depth
+    limit, an edge in `opaque`) a placeholder. Returns it and the edges of `opaque` it crossed."""
+    memo: dict = {}
+    crossed: set = set()
+    count = [0]
+
+    def go(u, views, depth, consumer):
+      if u.op in VIEWS or u.op in IDENTITY:
+        base = view_base(u)
+        if base.op is Ops.CONST: return UOp.const(base.dtype, base.arg)
+        return go(u.src[0], views + (u,), depth, consumer)
+      if u.op is Ops.CONST: return UOp.const(u.dtype, u.arg)
+      cut = consumer is not None and (u, consumer) in opaque
+      if cut: crossed.add((u, consumer))
+      key = (u, views, cut)
+      if key not in memo:
+        if depth == 0 or cut or u.op not in EXPANDABLE or u.dtype.count != 1:
+          count[0] += 1
+          memo[key] = UOp(Ops.DEFINE_VAR, u.dtype, arg=(f"p{count[0]}", u.dtype.min, u.dtype.max))
+        else:
+          memo[key] = UOp(u.op, u.dtype, tuple(go(s, views, depth - 1, u) for s in u.src), u.arg)
+      return memo[key]
+
+    return go(root, (), NEIGHBOURHOOD, None), crossed
+
+  def agrees(self, trial: UOp, full: UOp, rewritten_full: UOp) -> bool:
+    """Whether rewriting `trial` (`full` with some sub-expressions opaque) gives `full`'s rewrite with
+    those sub-expressions' rewritten forms read as the same placeholders."""
+    rewritten_trial = self.rewrite(trial)
+    if rewritten_trial is None: return False
+    opaque: dict[UOp, UOp] = {}
+
+    def align(t, f):
+      if t.op is Ops.DEFINE_VAR and f.op is not Ops.DEFINE_VAR:
+        rewritten = self.rewrite(f)
+        return rewritten is not None and opaque.setdefault(rewritten, t) is t
+      return t.op == f.op and t.arg == f.arg and len(t.src) == len(f.src) and all(align(a, b) for a, b in zip(t.src, f.src))
+
+    if not align(trial, full): return False
+    try:
+      return rewritten_full.substitute(opaque) is rewritten_trial
+    except Exception:
+      return False
+
+  def plan(self, topo: list[UOp]) -> set:
+    """The edges (source, consumer) an ALU consumer may read from a buffer. Consumers go in
+    topological order; an earlier cut that a later consumer's rewrite sees through is taken back
+    (an inlined edge is always exact)."""
+    cut: set = set()
+    for c in topo:
+      if c.op not in EXPANDABLE: continue
+      full, _ = self.neighbourhood(c, set())
+      rewritten_full = self.rewrite(full)
+      if rewritten_full is None: continue
+      while True:
+        trial, crossed = self.neighbourhood(c, cut)
+        if not crossed or self.agrees(trial, full, rewritten_full): break
+        cut -= crossed
+      candidates = [e for e in dict.fromkeys((view_base(s), c) for s in c.src)
+                    if e[0].op in EXPANDABLE and e[0].dtype.scalar() in self.native]
+      safe = [e for e in candidates if self.agrees(self.neighbourhood(c, cut | {e})[0], full, rewritten_full)]
+      if safe and self.agrees(self.neighbourhood(c, cut | set(safe))[0], full, rewritten_full): cut |= set(safe)
+    return cut
+
+
+# ---------------------------------------------------------------------------------------------
+# Plans and requests
+# ---------------------------------------------------------------------------------------------
+
+def _chain(u: UOp) -> list:
+  """The views of a view chain, outermost first."""
+  views = []
+  while u.op in VIEWS:
+    views.append(u)
+    u = u.src[0]
+  return views
+
+
+def squeezes_only(view: UOp) -> bool:
+  """A RESHAPE that only adds or drops size-1 axes indexes its source as its consumer does."""
+  return view.op is Ops.RESHAPE and [d for d in view.shape if d != 1] == [d for d in view.src[0].shape if d != 1]
+
+
+@dataclass
+class Plan:
+  """How the nodes of a graph are requested.
+
+  `cut`: the ALU edges a consumer may read from a buffer. `faithful`: the nodes requested as
+  tinygrad fuses them alone (reductions, outputs). `reduce_region[u]`: u's fused region (up to
+  where tinygrad realizes) holds a reduction. `shared`: reduction-region nodes read by consumers
+  that index them differently (a reduction and an elementwise op): where a graph holds two such
+  consumers, tinygrad realizes the node there, so what follows it is computed over its buffer.
+  `context[u]`: the shared nodes u's own graph holds two consumers of; a node's value depends on its
+  context, so a consumer reads a source's buffer only where the source's context is the consumer's
+  (restricted to what lies below the source)."""
+  topo: list
+  cut: set
+  constish: dict
+  reduce_region: dict
+  native: set
+  faithful: set = field(default_factory=set)
+  shared: set = field(default_factory=set)
+  below: dict = field(default_factory=dict)     # shared node -> the nodes it lies below (its descendants)
+  context: dict = field(default_factory=dict)   # node -> frozenset of shared nodes realized in its graph
+  _holds: dict = field(default_factory=dict)
+
+  def within(self, context: frozenset, u: UOp) -> frozenset:
+    """The part of a context that lies below u (or is u)."""
+    return frozenset(n for n in context if n is u or u in self.below[n]) if context else context
+
+  def holds_reduce(self, u: UOp, context: frozenset) -> bool:
+    """Whether u's fused region holds a reduction once the nodes of `context` are realized buffers."""
+    if not context: return self.reduce_region.get(u, False)
+    if u in context or u.op not in CHAINABLE: return False
+    if u.op is Ops.REDUCE: return True
+    key = (u, context)
+    if key not in self._holds:
+      self._holds[key] = any(self.holds_reduce(view_base(s), self.within(context, view_base(s))) and not expanding(s)
+                             for s in u.src if not is_meta(s))
+    return self._holds[key]
+
+  def reads_buffer(self, chain: UOp, consumer: UOp, faithful: bool, context: frozenset) -> bool:
+    """Whether `consumer`, built in `context`, reads `chain` (views over a node) from that node's buffer."""
+    base = view_base(chain)
+    if self.constish.get(base, True) or base.op not in CHAINABLE: return False
+    if base in context: return True                                         # tinygrad realizes it here
+    if self.context.get(base, frozenset()) != self.within(context, base) - {base}: return False
+    if expanding(chain) and self.holds_reduce(base, self.within(context, base)): return True  # and here
+    if faithful or base.dtype.scalar() not in self.native: return False
+    if base.op is Ops.REDUCE or base.op in IDENTITY: return True
+    return (base, consumer) in self.cut
+
+
+def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, chain=True) -> Plan:
+  """`chain=False` plans no ALU cut (every node as tinygrad fuses it alone, but for realizations)."""
+  topo = [u for u in UOp.sink(*nodes).toposort() if u.op is not Ops.SINK]
+  constish: dict[UOp, bool] = {}
+  reduce_region: dict[UOp, bool] = {}
+  consumers: dict[UOp, list] = {}  # base -> (consumer, the view chain it reads the base through)
+  for u in topo:
+    constish[u] = is_meta(u) or u.op in CONST_LEAVES or (
+      len(u.src) > 0 and u.op not in DATA_LEAVES and all(constish[s] for s in u.src))
+    # a view chain that broadcasts ends the region below it: tinygrad realizes there
+    reduce_region[u] = u.op is Ops.REDUCE or (u.op in CHAINABLE and any(
+      reduce_region.get(view_base(s), False) and not expanding(s) for s in u.src if not is_meta(s)))
+    if u.op in CHAINABLE:
+      for s in dict.fromkeys(u.src):
+        if not is_meta(s): consumers.setdefault(view_base(s), []).append((u, s))
+  planner = planner or CutPlanner()
+  plan = Plan(topo, planner.plan(topo) if chain else set(), constish, reduce_region, planner.native)
+  plan.faithful = {u for u in topo if u.op is Ops.REDUCE} | set(faithful)
+
+  def indexes_as_elementwise(consumer, chain):
+    views_ok = all(squeezes_only(v) for v in _chain(chain))
+    return (consumer.op in EXPANDABLE or consumer.op in IDENTITY) and views_ok
+  plan.shared = {n for n in topo if n.op in CHAINABLE and reduce_region[n] and len(consumers.get(n, [])) >= 2
+                 and not all(indexes_as_elementwise(c, chain) for c, chain in consumers[n])}
+  order = {u: i for i, u in enumerate(topo)}
+  for n in plan.shared:
+    below, stack = set(), [c for c, _ in consumers[n]]
+    while stack:
+      u = stack.pop()
+      if u not in below:
+        below.add(u)
+        stack.extend(c for c, _ in consumers.get(u, []))
+    plan.below[n] = below
+  # the nodes below two consumers of a shared node: count, per node, the consumers it lies below
+  for n in sorted(plan.shared, key=order.get):
+    reach: dict[UOp, int] = {}
+    for c in dict.fromkeys(c for c, _ in consumers[n]):
+      seen, stack = set(), [c]
+      while stack:
+        u = stack.pop()
+        if u in seen: continue
+        seen.add(u)
+        reach[u] = reach.get(u, 0) + 1
+        stack.extend(c for c, _ in consumers.get(u, []))
+    for u, count in reach.items():
+      if count >= 2: plan.context[u] = plan.context.get(u, frozenset()) | {n}
+  return plan
+
+
+class Builder:
+  """Builds requests over a plan. `frontier(node)` is what a consumer reads where it cuts at a node
+  (a capture: that node's request; a replay: a buffer of its saved payload), or None where nothing
+  can be read (the node is no op of the trace). `leaf(node)` stands for a node that is no ALU,
+  reduction or view (a buffer, a COPY, a CONTIGUOUS, an AFTER)."""
+
+  def __init__(self, plan: Plan, frontier: Callable, leaf: Callable):
+    self.plan, self.frontier, self.leaf = plan, frontier, leaf
+    self.forms: dict = {}
+
+  def source(self, chain: UOp, consumer: UOp, faithful: bool, context: frozenset) -> UOp:
+    base = view_base(chain)
+    if self.plan.reads_buffer(chain, consumer, faithful, context):
+      value = self.frontier(base)
+      if value is not None: return over(chain, value)
+    return over(chain, self.form(base, faithful, self.plan.within(context, base)))
+
+  def form(self, u: UOp, faithful: bool, context: frozenset) -> UOp:
+    """u's expression in `context`: itself for constants, its leaf form for data, its sources per edge."""
+    key = (u, faithful, context)
+    if key in self.forms: return self.forms[key]
+    if is_meta(u) or (self.plan.constish.get(u, False) and u.op not in DATA_LEAVES):
+      result = u
+    elif u.op not in CHAINABLE:
+      result = self.leaf(u)
+    else:
+      inner = faithful or u in self.plan.faithful
+      src = tuple(s if is_meta(s) else self.source(s, u, inner, context) for s in u.src)
+      result = u if src == u.src else u.replace(src=src)
+    self.forms[key] = result
+    return result
+
+  def value(self, u: UOp) -> UOp:
+    """u's value expression as tinygrad computes u alone (a view reads its base as a consumer would)."""
+    faithful, context = u in self.plan.faithful, self.plan.context.get(u, frozenset())
+    if u.op in VIEWS: return self.source(u, u, faithful, context)
+    return self.form(u, faithful, context)
+
+
+# ---------------------------------------------------------------------------------------------
+# Schedules and the one run
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class Schedule:
+  sinks: list
+  linear: UOp
+  var_vals: dict
+  buffer_map: dict
+
+
+def schedule(sinks: list[UOp]) -> Schedule:
+  call, buffer_map = transform_to_call(UOp.sink(*sinks))
+  linear, var_vals = create_linear_with_vars(call)
+  return Schedule(list(sinks), linear, var_vals, buffer_map)
+
+
+@contextlib.contextmanager
+def evaluation_context():
+  """What every evaluation here runs under. Python's cyclic GC is paused, as tinygrad's own realize
+  pauses it (scheduling allocates many short-lived UOps; collections in the middle free nothing).
+  TUPLE_ORDER=0: tinygrad's linearizer otherwise breaks priority ties by an uncached recursive tuple of
+  each subtree, O(depth) per comparison, so a deep fused kernel takes minutes to compile; without it
+  the same program runs (only the order of independent instructions may differ)."""
+  enabled = gc.isenabled()
+  gc.disable()
+  try:
+    with Context(TUPLE_ORDER=0):
+      yield
+  finally:
+    if enabled: gc.enable()
+
+
+def run(schedules: list[Schedule]) -> int:
+  """Runs every schedule's kernels as one linear, in order; returns how many kernels ran."""
+  import tinygrad.engine.realize as realize_module  # looked up per call: the cells' probe wraps it
+  var_vals: dict = {}
+  for s in schedules: var_vals.update(s.var_vals)
+  linear = UOp(Ops.LINEAR, src=tuple(k for s in schedules for k in s.linear.src))
+  before = GlobalCounters.kernel_count
+  realize_module.run_linear(linear, var_vals)
+  return GlobalCounters.kernel_count - before
+
+
+class Requests:
+  """Requests laid out into schedules: consecutive chained requests share one; a faithful request
+  gets one of its own. A schedule reads earlier schedules' requests as their buffers."""
+
+  def __init__(self):
+    self.schedules: list[Schedule] = []
+    self.pending: list[UOp] = []
+    self.done: dict[UOp, UOp] = {}  # a scheduled request -> its buffer (as a view of the buffer)
+
+  def _flush(self):
+    if not self.pending: return
+    sinks = [r.substitute(self.done) if self.done else r for r in self.pending]
+    s = schedule(sinks)
+    for original, sink in zip(self.pending, sinks):
+      self.done[original] = s.buffer_map[sink] if sink in s.buffer_map else sink
+    self.schedules.append(s)
+    self.pending = []
+
+  def add(self, request: UOp, private: bool):
+    if private:
+      self._flush()
+      self.pending = [request]
+      self._flush()
+    else:
+      self.pending.append(request)
+
+  def finish(self) -> list[Schedule]:
+    self._flush()
+    return self.schedules
+
+  def buffer(self, request: UOp):
+    """The device Buffer a request's value is in once the run is done."""
+    value = self.done[request]
+    return value.base.buffer if value.base.op is Ops.BUFFER else None
+
+
+def eager_schedule(roots: list[UOp]) -> Schedule | None:
+  """What Tensor.realize(*outputs) schedules: every root without a buffer of its own."""
+  to_realize = [r for r in roots if r.device is not None and not r.has_buffer_identity()]
+  return schedule(to_realize) if to_realize else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Capture: every requested node's value, the outputs from eager's own schedule
+# ---------------------------------------------------------------------------------------------
+
+def with_ownership(buffers: list) -> list:
+  """(buffer, whether the reader may free it once copied) per value: only at its last appearance,
+  since equal requests (two ops with the same gradient) share one buffer."""
+  last = {id(b): i for i, b in enumerate(buffers) if b is not None and not isinstance(b, bytes)}
+  return [(b, b is not None and not isinstance(b, bytes) and last[id(b)] == i) for i, b in enumerate(buffers)]
+
+
+def fresh_buffer(data, dtype_name: str, shape) -> UOp:
+  """A new realized buffer holding `data` (bytes or a buffer of them), shaped: a payload handed back."""
+  from tinygrad.tensor import Tensor
+  return Tensor(bytes(data), dtype=getattr(dtypes, dtype_name)).reshape(tuple(shape)).uop
+
+
+@dataclass
+class Live:
+  """What a live trace keeps from its capture: each op's node, the forward's outputs, the capture's
+  plan (so a replay builds each op as the capture did), the requested nodes, and eager's map (the
+  realized parts of lazy weights, read where a replay or a gradient inlines a weight)."""
+  nodes: list
+  roots: list
+  plan: Plan
+  requested: set
+  eager_map: dict
+  index: dict = field(default_factory=dict)
+
+  def __post_init__(self):
+    self.index = {u: i for i, u in enumerate(self.nodes)}
+
+  def realized(self, u: UOp) -> UOp:
+    """A node no op stands for, as it is after the capture: eager's buffer where eager realized it,
+    its value with writes read as values otherwise."""
+    mapped = self.eager_map.get(u)
+    return mapped if mapped is not None else without_writes(u)
+
+
+@dataclass
+class Captured:
+  """What a capture's evaluation hands back: per requested node, a Buffer to copy from (or bytes read
+  before the run, or None for an empty tensor) and whether the capture owns that buffer (may free it
+  once copied); the same for each root; the kernels that ran; and what the live trace keeps."""
+  values: list
+  owned: list
+  root_values: list
+  kernels: int
+  live: Live
+
+
+def capture(nodes: list[UOp], requested: list[bool], roots: list[UOp], apply_map: Callable) -> Captured:
+  """`nodes`: every op's node, in op order; `requested[i]`: op i needs a payload from the evaluation
+  (the others are views the caller derives on the host); `roots`: the forward's outputs."""
+  with evaluation_context():
+    return _capture(nodes, requested, roots, apply_map)
+
+
+def _capture(nodes, requested_mask, roots, apply_map) -> Captured:
+  requested = [u for u, r in zip(nodes, requested_mask) if r]
+  plan = make_plan(list(nodes) + list(roots), faithful=roots)
+  wanted = set(requested)
+  requests = Requests()
+  request_of: dict[UOp, UOp] = {}
+  leaves: dict[UOp, UOp] = {}
+
+  def leaf(u):  # the graph as it is, its writes read as values: the writes run once, in eager's schedule
+    if u not in leaves: leaves[u] = without_writes(u)
+    return leaves[u]
+
+  builder = Builder(plan, frontier=lambda u: request(u) if u in wanted else None, leaf=leaf)
+
+  def request(u):
+    if u not in request_of:
+      request_of[u] = r = builder.value(u).contiguous()
+      requests.add(r, private=u in plan.faithful or bool(plan.context.get(u)))
+    return request_of[u]
+
+  # Eager's schedule of the outputs (it runs last); what it realizes is read from it.
+  eager = eager_schedule(roots)
+  eager_map = eager.buffer_map if eager else {}
+
+  def eager_value(u):
+    """What eager's schedule leaves for u: its buffer, or u's own (an input returned as it is); None
+    where eager realizes only u's base (a view: the caller derives it from its parent)."""
+    if 0 in u.shape: return None
+    if u in eager_map: return eager_map[u].base.buffer
+    return u.base.buffer if u.has_buffer_identity() and u.base.op is Ops.BUFFER else None
+
+  before: dict[UOp, bytes] = {}
+  from_eager: set = set()
+  for u in requested:
+    base = u.base
+    if base.op is Ops.BUFFER and base.buffer.is_allocated() and u.has_buffer_identity():
+      before[u] = bytes(base.buffer.as_memoryview())  # an input or closure: the value the forward started from
+    elif 0 in u.shape:
+      continue
+    elif u in eager_map:
+      from_eager.add(u)
+    else:
+      request(u)
+  schedules = requests.finish()
+  kernels = run(schedules + ([eager] if eager else []))
+  if eager_map: apply_map(eager_map)
+
+  values, owned = [], []
+  for u in requested:
+    if u in before: values.append(before[u]); owned.append(False)
+    elif 0 in u.shape: values.append(None); owned.append(False)
+    elif u in from_eager: values.append(eager_value(u)); owned.append(False)  # eager's own value
+    else: values.append(requests.buffer(request_of[u])); owned.append(True)
+  live = Live(list(nodes), list(roots), plan, wanted, eager_map)
+  return Captured(values, owned, [eager_value(u) for u in roots], kernels, live)
+
+
+def rebuilt(live: Live, payloads: list, replacements: dict | None = None) -> dict:
+  """Each op's node as it stood when captured, rebuilt over buffers of the saved payloads: every op
+  that holds data (an input, a buffer constant) and every replaced op reads a fresh buffer; what no
+  op stands for (a lazy weight's parts) is what eager realized of it; writes are read as values.
+  `payloads[i]` (and a replacement) is (data, dtype name, shape). Returns node -> rebuilt node."""
+  subs: dict[UOp, UOp] = {}
+  replacements = replacements or {}
+  for i, u in enumerate(live.nodes):
+    if i in replacements:
+      subs[u] = fresh_buffer(*replacements[i])
+    elif (u.base.op in (Ops.BUFFER, Ops.COPY) and payloads[i] is not None and not live.plan.constish.get(u, False)
+          and not any(s in live.index for s in u.src)):  # a leaf op (a view of an input is not one)
+      subs[u] = fresh_buffer(*payloads[i])
+  for key, value in live.eager_map.items():
+    if key not in subs and key not in live.index: subs[key] = value
+  sink = without_writes(UOp.sink(*live.nodes).substitute(subs))
+  return dict(zip(live.nodes, sink.src))
+
+
+def alone(live: Live, payloads: list, ops: list) -> list:
+  """Each listed op's value as tinygrad gives its node realized on its own (`t.numpy()`), over the
+  captured leaves: one schedule and one run per op. What the capture's values are checked against."""
+  with evaluation_context():
+    nodes = rebuilt(live, payloads)
+    values = []
+    for i in ops:
+      node = nodes[live.nodes[i]]
+      if 0 in node.shape:
+        values.append(None)
+        continue
+      requests = Requests()
+      requests.add(node.contiguous(), private=True)
+      run(requests.finish())
+      values.append(requests.buffer(node.contiguous()))
+    return with_ownership(values)

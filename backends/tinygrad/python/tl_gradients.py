@@ -1,0 +1,95 @@
+"""Derived gradients: the captured graph rebuilt over the saved payloads, differentiated by tinygrad's
+own autograd, and evaluated as tinygrad evaluates it.
+
+The graph is the capture's: inputs and realized constants read from buffers of their payloads, a lazy
+weight as its expression over what eager realized of it (so no RNG counter moves), writes into
+buffers as their values. The inputs' gradients are realized in one schedule, as
+``Tensor.realize(*loss.gradient(*inputs))`` realizes them on an eager twin (the cells compare the
+two bit for bit); every other op's gradient as tinygrad gives it realized alone."""
+from __future__ import annotations
+
+from tinygrad.dtype import dtypes
+from tinygrad.tensor import Tensor
+from tinygrad.uop.ops import Ops, UOp
+
+from tl_evaluation import Builder, Live, Requests, eager_schedule, evaluation_context, make_plan, rebuilt, run, with_ownership
+
+
+def default_loss(outputs: list, wide: bool = False):
+  """The sum of every float output's elements (`wide`: each widened to float64 first, so the sum adds
+  no rounding of its own: what finite differences of a narrow output need). The eager twin builds
+  its loss with this same function."""
+  loss = None
+  for output in outputs:
+    if not output.is_floating_point(): continue
+    term = (output.cast(dtypes.float64) if wide else output).sum()
+    loss = term if loss is None else loss + term
+  if loss is None: raise RuntimeError("no float output to sum into a loss; give GradOptions.loss")
+  return loss
+
+
+def loss_of(outputs: list, expression: str, wide: bool = False):
+  if not expression: return default_loss(outputs, wide)
+  return eval(expression, {"outputs": outputs, "Tensor": Tensor})  # noqa: S307 - the caller's own option
+
+
+def derive(live: Live, payloads: list, outputs: list, expression: str, targets: list, inputs: list) -> list:
+  """d loss / d op for every op in `targets` (float ops), as Buffers in target order; `inputs` are the
+  input ops among them, realized together as an eager twin realizes an input gradient."""
+  with evaluation_context():
+    nodes = rebuilt(live, payloads)
+    loss = loss_of([Tensor(nodes[live.nodes[i]]) for i in outputs], expression)
+    target_tensors = [Tensor(nodes[live.nodes[i]]) for i in targets]
+    gradients = [g.uop for g in loss.gradient(*target_tensors)]
+    # an input gradient that reads no buffer (a zero where the loss does not reach) has no eager kernel
+    input_set = {i for i, g in zip(targets, gradients) if i in set(inputs) and any(x.op is Ops.BUFFER for x in g.toposort())}
+    eager_part = [g for i, g in zip(targets, gradients) if i in input_set]
+    others = [(i, g) for i, g in zip(targets, gradients) if i not in input_set]
+    plan = make_plan([g for _, g in others]) if others else None
+    requests = Requests()
+    request_of = {}
+    if plan is not None:
+      builder = Builder(plan, frontier=lambda u: request(u) if u in wanted else None, leaf=lambda u: u)
+      wanted = set(g for _, g in others)
+
+      def request(u):
+        if u not in request_of:
+          request_of[u] = r = builder.value(u).contiguous()
+          requests.add(r, private=u in plan.faithful or bool(plan.context.get(u)))
+        return request_of[u]
+
+      for _, g in others:
+        if 0 not in g.shape: request(g)
+    schedules = requests.finish()
+    eager = eager_schedule([g for g in eager_part if 0 not in g.shape])
+    run(schedules + ([eager] if eager else []))
+    eager_map = eager.buffer_map if eager else {}
+    # an input gradient eager realized only the base of (a view of it): read through the view, as
+    # `.numpy()` reads it, in a run of its own (exact: a view computes nothing)
+    viewed = Requests()
+    through = {}
+    for i, g in zip(targets, gradients):
+      if i in input_set and g not in eager_map and 0 not in g.shape:
+        through[g] = g.substitute({k: v for k, v in eager_map.items()}).contiguous()
+        viewed.add(through[g], private=False)
+    if through: run(viewed.finish())
+    result = []
+    for i, g in zip(targets, gradients):
+      if 0 in g.shape: result.append(None)
+      elif i in input_set: result.append(eager_map[g].base.buffer if g in eager_map else viewed.buffer(through[g]))
+      else: result.append(requests.buffer(request_of[g]))
+    return with_ownership(result)
+
+
+def losses(live: Live, payloads: list, outputs: list, expression: str, replacement_sets: list) -> list:
+  """The loss (widened to float64) re-evaluated once per replacement set (op -> payload), in one run."""
+  with evaluation_context():
+    values = []
+    for replaced in replacement_sets:
+      nodes = rebuilt(live, payloads, replaced)
+      loss = loss_of([Tensor(nodes[live.nodes[i]]) for i in outputs], expression, wide=True)
+      values.append(loss.cast(dtypes.float64).uop.contiguous())
+    requests = Requests()
+    for v in values: requests.add(v, private=False)
+    run(requests.finish())
+    return with_ownership([requests.buffer(v) for v in values])

@@ -1,0 +1,120 @@
+"""Replay jobs: each op re-run from saved payloads, all in one evaluation.
+
+A *plain* job rebuilds an op exactly as the capture computed it (its request over the capture's
+plan), with every value the capture read from another op's buffer read from a fresh buffer of that
+op's saved payload instead: so a correct trace replays bit for bit, and a payload that is not the
+value its parents' payloads give is found. A *local* job rebuilds the op alone over its parents'
+payloads (one of them possibly replaced by a perturbed payload), optionally only its first elements:
+what perturbation compares with its local plain twin.
+
+A job that inlines a reduction reads buffers of its own, so no node of it is shared with another
+job (tinygrad would otherwise realize a shared node once, and fuse the reduction differently from
+the capture)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tinygrad.uop.ops import Ops, UOp
+
+from tl_buffer_write import functional_write, is_buffer_write, op_sources
+from tl_evaluation import Builder, Live, Requests, evaluation_context, fresh_buffer, run, view_base, with_ownership
+
+
+@dataclass
+class Job:
+  op: int
+  local: bool = False
+  replacements: dict | None = None  # local jobs: argument position -> index into the extra payloads
+  limit: int | None = None          # local jobs: only the first `limit` elements (flattened)
+
+
+class Payloads:
+  """Fresh buffers of saved payloads: `payloads[i]` is op i's (data, dtype name, shape), `extra[k]`
+  a replacement's. Shared ones are made once; a private job asks for its own."""
+
+  def __init__(self, payloads, extra):
+    self.payloads, self.extra, self.shared = payloads, extra, {}
+
+  def op(self, i: int, private: bool = False) -> UOp:
+    if private: return fresh_buffer(*self.payloads[i])
+    if i not in self.shared: self.shared[i] = fresh_buffer(*self.payloads[i])
+    return self.shared[i]
+
+  def replacement(self, k: int) -> UOp:
+    return fresh_buffer(*self.extra[k])
+
+
+def _builder(live: Live, payloads: Payloads, private: bool) -> Builder:
+  def value(u):
+    i = live.index.get(u)
+    return None if i is None else payloads.op(i, private)
+
+  return Builder(live.plan, frontier=value, leaf=lambda u: value(u) if u in live.index else live.realized(u))
+
+
+def _holds_reduce(u: UOp) -> bool:
+  return any(x.op is Ops.REDUCE for x in u.toposort())
+
+
+def _plain(live: Live, payloads: Payloads, shared: Builder, op: int) -> UOp:
+  u = live.nodes[op]
+  if is_buffer_write(u):  # over its (buffer, value) parents' payloads, as a pure write
+    buffer, value = (shared.frontier(view_base(s)) or s for s in op_sources(u))
+    return functional_write(u, buffer, value)
+  built = shared.value(u)
+  if _holds_reduce(built): built = _builder(live, payloads, private=True).value(u)
+  return built
+
+
+def _local(live: Live, payloads: Payloads, parents: dict, job: Job) -> UOp:
+  """The op over its parents' payloads: `parents` maps argument position -> parent op."""
+  u = live.nodes[job.op]
+  sources = list(op_sources(u))
+  for position, parent in parents.items():
+    replaced = (job.replacements or {}).get(position)
+    if replaced is not None: sources[position] = payloads.replacement(replaced)
+    elif not live.plan.constish.get(live.nodes[parent], False): sources[position] = payloads.op(parent)
+  if is_buffer_write(u):
+    built = functional_write(u, sources[0], sources[1])
+  else:
+    built = u.replace(src=tuple(sources))
+  if job.limit is not None and built.numel() > job.limit:
+    built = built.reshape((built.numel(),)).shrink(((0, job.limit),))
+  return built
+
+
+def expected_parents(live: Live) -> list:
+  """Per op, the parents its node has in the captured graph: (parent op, argument position) for each
+  source that is an op. The structure phase holds a trace's recorded parents against these."""
+  return [[(live.index[s], position) for position, s in enumerate(op_sources(u)) if s in live.index] for u in live.nodes]
+
+
+def constant_ops(live: Live) -> list:
+  """Per op, whether its value is a constant expression (a literal, a view of one): part of its
+  consumers' definition (tinygrad folds it), never perturbed."""
+  return [bool(live.plan.constish.get(u, False)) for u in live.nodes]
+
+
+def replay(live: Live, parents: list, payloads: list, extra: list, jobs: list) -> tuple:
+  """Evaluates every job in one run. Returns, per job, the Buffer holding its value (None when
+  empty), and per job the error that kept it from being built (None when it was).
+  `parents[i]` maps op i's argument positions to its parent ops."""
+  with evaluation_context():
+    store = Payloads(payloads, extra)
+    shared = _builder(live, store, private=False)
+    built, errors = [], []
+    for spec in jobs:
+      job = Job(**spec) if isinstance(spec, dict) else spec
+      try:
+        built.append(_local(live, store, parents[job.op], job) if job.local else _plain(live, store, shared, job.op))
+        errors.append(None)
+      except Exception as error:  # reported as that op's replay failure
+        built.append(None)
+        errors.append(f"{type(error).__name__}: {error}")
+    requests = Requests()
+    sinks = []
+    for b in built:
+      sinks.append(None if b is None or 0 in b.shape else b.contiguous())
+      if sinks[-1] is not None: requests.add(sinks[-1], private=False)
+    run(requests.finish())
+    return with_ownership([None if s is None else requests.buffer(s) for s in sinks]), errors
