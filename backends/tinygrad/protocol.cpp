@@ -126,6 +126,25 @@ Payload payload_of(const py::object& tensor) {
   return payload;
 }
 
+// What tl_evaluation's own evaluations run under (GC paused, TUPLE_ORDER=0: the same values,
+// compiled in seconds where tinygrad's default linearizer order takes minutes on a deep fused
+// kernel), for the eager twin's runs too.
+class EvaluationContext {
+ public:
+  EvaluationContext() : context_(backend_module("tl_evaluation").attr("evaluation_context")()) { context_.attr("__enter__")(); }
+  ~EvaluationContext() {
+    try {
+      context_.attr("__exit__")(py::none(), py::none(), py::none());
+    } catch (...) {
+    }
+  }
+  EvaluationContext(const EvaluationContext&) = delete;
+  EvaluationContext& operator=(const EvaluationContext&) = delete;
+
+ private:
+  py::object context_;
+};
+
 // A forward's returned Tensors: the Tensor itself, or those of a flat tuple or list.
 std::vector<py::object> output_list(const TinygradApi& api, const py::object& returned) {
   std::vector<py::object> outputs;
@@ -195,6 +214,7 @@ class TinygradProtocol : public BackendProtocol {
       result.observed_kernels = TinygradApi().kernel_count() - kernels_before;
       result.rng_state = scope["_tl_rng_state"]().cast<std::string>();
       // The captured objects called once more, as a user would call the model again.
+      const EvaluationContext evaluation;
       result.outputs_after = realized_outputs(fixture.forward(*fixture.inputs));
     });
     return result;
@@ -206,6 +226,7 @@ class TinygradProtocol : public BackendProtocol {
     const RowFixture fixture = build_row(row);
     with_python_errors([&] {
       const TinygradApi api;
+      const EvaluationContext evaluation;
       const std::vector<py::object> outputs = output_list(api, fixture.forward(*fixture.inputs));
       // tinygrad's own gradients, built before anything is realized (realizing an output first
       // would cut the graph they need) and realized after the outputs, all together.

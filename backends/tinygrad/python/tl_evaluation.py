@@ -12,9 +12,10 @@ value:
   is and once with a source opaque, and cuts that edge only when both agree.
 * a kernel keeps a float dtype the device emulates (float16 on Python < 3.12) in float32 registers,
   so a node of such a dtype is never read from a buffer by a consumer.
-* a reduction's summation order is chosen per kernel (GROUP, UNROLL) from the whole fused kernel, so
-  a REDUCE is requested as tinygrad fuses it alone (*faithful*: no cut inside its region but where
-  tinygrad cuts too), in a schedule of its own that shares no node with another request.
+* a reduction's summation order is chosen per kernel (GROUP, UNROLL) from the whole fused kernel, and
+  which nodes tinygrad realizes around it depends on everything below it, so a REDUCE (and an
+  output) is requested *faithfully*: its whole graph as it is, in a schedule of its own that shares
+  no node with another request, so tinygrad computes it exactly as it would alone.
 * tinygrad realizes a node whose region holds a reduction where it is broadcast (EXPAND) into a
   consumer; such edges are cut everywhere, as tinygrad cuts them.
 
@@ -64,10 +65,10 @@ def expanding(u: UOp) -> bool:
   return False
 
 
-def over(chain: UOp, base_value: UOp) -> UOp:
-  """The view chain `chain` rebuilt over another base."""
-  if chain.op not in VIEWS: return base_value
-  inner = over(chain.src[0], base_value)
+def over(chain: UOp, base_value: UOp, at: UOp | None = None) -> UOp:
+  """The view chain `chain` rebuilt with `at` (default: its base) replaced by `base_value`."""
+  if chain is at or (at is None and chain.op not in VIEWS): return base_value
+  inner = over(chain.src[0], base_value, at)
   return chain if inner is chain.src[0] else chain.replace(src=(inner,) + chain.src[1:])
 
 
@@ -201,6 +202,7 @@ class Plan:
   shared: set = field(default_factory=set)
   below: dict = field(default_factory=dict)     # shared node -> the nodes it lies below (its descendants)
   context: dict = field(default_factory=dict)   # node -> frozenset of shared nodes realized in its graph
+  every_edge: bool = False  # make_plan(exact=False): every edge is read from a buffer
   _holds: dict = field(default_factory=dict)
 
   def within(self, context: frozenset, u: UOp) -> frozenset:
@@ -218,20 +220,21 @@ class Plan:
                              for s in u.src if not is_meta(s))
     return self._holds[key]
 
-  def reads_buffer(self, chain: UOp, consumer: UOp, faithful: bool, context: frozenset) -> bool:
+  def reads_buffer(self, chain: UOp, consumer: UOp, context: frozenset) -> bool:
     """Whether `consumer`, built in `context`, reads `chain` (views over a node) from that node's buffer."""
     base = view_base(chain)
     if self.constish.get(base, True) or base.op not in CHAINABLE: return False
-    if base in context: return True                                         # tinygrad realizes it here
+    if self.every_edge or base in context: return True                                         # tinygrad realizes it here
     if self.context.get(base, frozenset()) != self.within(context, base) - {base}: return False
     if expanding(chain) and self.holds_reduce(base, self.within(context, base)): return True  # and here
-    if faithful or base.dtype.scalar() not in self.native: return False
+    if base.dtype.scalar() not in self.native: return False
     if base.op is Ops.REDUCE or base.op in IDENTITY: return True
     return (base, consumer) in self.cut
 
 
-def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, chain=True) -> Plan:
-  """`chain=False` plans no ALU cut (every node as tinygrad fuses it alone, but for realizations)."""
+def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, exact=True) -> Plan:
+  """`exact=False`: every node computed once over its sources' buffers (each op rounded as it is
+  stored; linear in the graph), where the values need not be tinygrad's fused ones bit for bit."""
   topo = [u for u in UOp.sink(*nodes).toposort() if u.op is not Ops.SINK]
   constish: dict[UOp, bool] = {}
   reduce_region: dict[UOp, bool] = {}
@@ -246,7 +249,9 @@ def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, 
       for s in dict.fromkeys(u.src):
         if not is_meta(s): consumers.setdefault(view_base(s), []).append((u, s))
   planner = planner or CutPlanner()
-  plan = Plan(topo, planner.plan(topo) if chain else set(), constish, reduce_region, planner.native)
+  if not exact:
+    return Plan(topo, set(), constish, reduce_region, planner.native, every_edge=True)
+  plan = Plan(topo, planner.plan(topo), constish, reduce_region, planner.native)
   plan.faithful = {u for u in topo if u.op is Ops.REDUCE} | set(faithful)
 
   def indexes_as_elementwise(consumer, chain):
@@ -283,39 +288,51 @@ class Builder:
   """Builds requests over a plan. `frontier(node)` is what a consumer reads where it cuts at a node
   (a capture: that node's request; a replay: a buffer of its saved payload), or None where nothing
   can be read (the node is no op of the trace). `leaf(node)` stands for a node that is no ALU,
-  reduction or view (a buffer, a COPY, a CONTIGUOUS, an AFTER)."""
+  reduction or view (a buffer, a COPY, a CONTIGUOUS, an AFTER). `whole(node, given)` is a faithful
+  node's expression: its graph as it is (with the `given` nodes replaced), for tinygrad to fuse and
+  realize within as it would for that node alone (a capture: the node, its writes read as values; a
+  replay: over its leaves' payloads).
+  `stop(node)`, where not None, is the value of a node a view chain ends at (a replay: an input or
+  constant op, itself a view of a buffer, reads its saved payload, never that buffer)."""
 
-  def __init__(self, plan: Plan, frontier: Callable, leaf: Callable):
-    self.plan, self.frontier, self.leaf = plan, frontier, leaf
+  def __init__(self, plan: Plan, frontier: Callable, leaf: Callable, whole: Callable, stop: Callable = lambda u: None):
+    self.plan, self.frontier, self.leaf, self.whole, self.stop = plan, frontier, leaf, whole, stop
     self.forms: dict = {}
 
-  def source(self, chain: UOp, consumer: UOp, faithful: bool, context: frozenset) -> UOp:
+  def source(self, chain: UOp, consumer: UOp, context: frozenset) -> UOp:
+    for view in _chain(chain):  # a chain ends early at a node with a value of its own
+      if (value := self.stop(view)) is not None: return over(chain, value, at=view)
     base = view_base(chain)
-    if self.plan.reads_buffer(chain, consumer, faithful, context):
+    if self.plan.reads_buffer(chain, consumer, context):
       value = self.frontier(base)
       if value is not None: return over(chain, value)
-    return over(chain, self.form(base, faithful, self.plan.within(context, base)))
+    return over(chain, self.form(base, self.plan.within(context, base)))
 
-  def form(self, u: UOp, faithful: bool, context: frozenset) -> UOp:
-    """u's expression in `context`: itself for constants, its leaf form for data, its sources per edge."""
-    key = (u, faithful, context)
+  def form(self, u: UOp, context: frozenset) -> UOp:
+    """u's expression in `context`: itself for constants, its leaf form for data, its whole graph for a
+    faithful node, otherwise its sources per edge."""
+    key = (u, context)
     if key in self.forms: return self.forms[key]
     if is_meta(u) or (self.plan.constish.get(u, False) and u.op not in DATA_LEAVES):
       result = u
     elif u.op not in CHAINABLE:
       result = self.leaf(u)
+    elif u in self.plan.faithful:
+      # a node of the context is realized where this node is computed: read as its own value
+      given = {n: v for n in context if n is not u and (v := self.frontier(n)) is not None}
+      result = self.whole(u, given)
     else:
-      inner = faithful or u in self.plan.faithful
-      src = tuple(s if is_meta(s) else self.source(s, u, inner, context) for s in u.src)
+      src = tuple(s if is_meta(s) else self.source(s, u, context) for s in u.src)
       result = u if src == u.src else u.replace(src=src)
     self.forms[key] = result
     return result
 
   def value(self, u: UOp) -> UOp:
     """u's value expression as tinygrad computes u alone (a view reads its base as a consumer would)."""
-    faithful, context = u in self.plan.faithful, self.plan.context.get(u, frozenset())
-    if u.op in VIEWS: return self.source(u, u, faithful, context)
-    return self.form(u, faithful, context)
+    context = self.plan.context.get(u, frozenset())
+    if u in self.plan.faithful: return self.form(u, context)
+    if u.op in VIEWS: return self.source(u, u, context)
+    return self.form(u, context)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -371,6 +388,7 @@ class Requests:
     self.schedules: list[Schedule] = []
     self.pending: list[UOp] = []
     self.done: dict[UOp, UOp] = {}  # a scheduled request -> its buffer (as a view of the buffer)
+    self.scheduled: dict[UOp, UOp] = {}  # a request -> what was scheduled (earlier requests as buffers)
 
   def _flush(self):
     if not self.pending: return
@@ -378,6 +396,7 @@ class Requests:
     s = schedule(sinks)
     for original, sink in zip(self.pending, sinks):
       self.done[original] = s.buffer_map[sink] if sink in s.buffer_map else sink
+      self.scheduled[original] = sink
     self.schedules.append(s)
     self.pending = []
 
@@ -398,6 +417,12 @@ class Requests:
     value = self.done[request]
     return value.base.buffer if value.base.op is Ops.BUFFER else None
 
+  def created(self, request: UOp) -> bool:
+    """Whether the run made the request's buffer (a request of a view of an existing buffer is that
+    buffer: it belongs to whoever made it, and must not be freed)."""
+    base = self.done[request].base
+    return base.op is Ops.BUFFER and base not in {x for x in self.scheduled[request].toposort() if x.op is Ops.BUFFER}
+
 
 def eager_schedule(roots: list[UOp]) -> Schedule | None:
   """What Tensor.realize(*outputs) schedules: every root without a buffer of its own."""
@@ -409,11 +434,14 @@ def eager_schedule(roots: list[UOp]) -> Schedule | None:
 # Capture: every requested node's value, the outputs from eager's own schedule
 # ---------------------------------------------------------------------------------------------
 
-def with_ownership(buffers: list) -> list:
-  """(buffer, whether the reader may free it once copied) per value: only at its last appearance,
-  since equal requests (two ops with the same gradient) share one buffer."""
-  last = {id(b): i for i, b in enumerate(buffers) if b is not None and not isinstance(b, bytes)}
-  return [(b, b is not None and not isinstance(b, bytes) and last[id(b)] == i) for i, b in enumerate(buffers)]
+def with_ownership(buffers: list, created: list | None = None) -> list:
+  """(buffer, whether the reader may free it once copied) per value: a buffer this run made
+  (`created`, default all), at its last appearance only, since equal requests share one buffer."""
+  created = created if created is not None else [True] * len(buffers)
+  mine = {id(b) for b, c in zip(buffers, created) if c and b is not None and not isinstance(b, bytes)}
+  foreign = {id(b) for b, c in zip(buffers, created) if not c and b is not None}
+  last = {id(b): i for i, b in enumerate(buffers) if b is not None}
+  return [(b, id(b) in mine and id(b) not in foreign and last[id(b)] == i) for i, b in enumerate(buffers)]
 
 
 def fresh_buffer(data, dtype_name: str, shape) -> UOp:
@@ -436,6 +464,23 @@ class Live:
 
   def __post_init__(self):
     self.index = {u: i for i, u in enumerate(self.nodes)}
+
+  def data_leaf(self, u: UOp) -> bool:
+    """Whether u is an op that holds data (an input, a buffer constant): no op among its sources, a
+    buffer (or a copy of one) below it. A lazy constant (a random weight) is not: its expression is."""
+    return (u in self.index and u.base.op in (Ops.BUFFER, Ops.COPY) and not self.plan.constish.get(u, False)
+            and not any(s in self.index for s in u.src))
+
+  def over_payloads(self, u: UOp, payload: Callable, given: dict | None = None) -> UOp:
+    """u's graph with each data leaf read from `payload(op index)`, what no op stands for as eager
+    left it (`realized`), the `given` nodes replaced, and writes read as values: u recomputed from the
+    trace's leaves."""
+    subs = dict(given or {})
+    for n in u.toposort(gate=lambda x: x not in subs):
+      if n in subs: continue
+      if self.data_leaf(n): subs[n] = payload(self.index[n])
+      elif n not in self.index and n in self.eager_map: subs[n] = self.eager_map[n]
+    return without_writes(u.substitute(subs, walk=True) if subs else u)
 
   def realized(self, u: UOp) -> UOp:
     """A node no op stands for, as it is after the capture: eager's buffer where eager realized it,
@@ -475,7 +520,8 @@ def _capture(nodes, requested_mask, roots, apply_map) -> Captured:
     if u not in leaves: leaves[u] = without_writes(u)
     return leaves[u]
 
-  builder = Builder(plan, frontier=lambda u: request(u) if u in wanted else None, leaf=leaf)
+  builder = Builder(plan, frontier=lambda u: request(u) if u in wanted else None, leaf=leaf,
+                    whole=lambda u, given: without_writes(u.substitute(given, walk=True)) if given else leaf(u))
 
   def request(u):
     if u not in request_of:
@@ -510,12 +556,16 @@ def _capture(nodes, requested_mask, roots, apply_map) -> Captured:
   kernels = run(schedules + ([eager] if eager else []))
   if eager_map: apply_map(eager_map)
 
-  values, owned = [], []
+  values, created = [], []
   for u in requested:
-    if u in before: values.append(before[u]); owned.append(False)
-    elif 0 in u.shape: values.append(None); owned.append(False)
-    elif u in from_eager: values.append(eager_value(u)); owned.append(False)  # eager's own value
-    else: values.append(requests.buffer(request_of[u])); owned.append(True)
+    made = False
+    if u in before: value = before[u]
+    elif 0 in u.shape: value = None
+    elif u in from_eager: value = eager_value(u)  # eager's own value: live tensors hold it now
+    else: value, made = requests.buffer(request_of[u]), requests.created(request_of[u])
+    values.append(value)
+    created.append(made)
+  owned = [free for _, free in with_ownership(values, created)]
   live = Live(list(nodes), list(roots), plan, wanted, eager_map)
   return Captured(values, owned, [eager_value(u) for u in roots], kernels, live)
 
@@ -528,11 +578,8 @@ def rebuilt(live: Live, payloads: list, replacements: dict | None = None) -> dic
   subs: dict[UOp, UOp] = {}
   replacements = replacements or {}
   for i, u in enumerate(live.nodes):
-    if i in replacements:
-      subs[u] = fresh_buffer(*replacements[i])
-    elif (u.base.op in (Ops.BUFFER, Ops.COPY) and payloads[i] is not None and not live.plan.constish.get(u, False)
-          and not any(s in live.index for s in u.src)):  # a leaf op (a view of an input is not one)
-      subs[u] = fresh_buffer(*payloads[i])
+    if i in replacements: subs[u] = fresh_buffer(*replacements[i])
+    elif live.data_leaf(u) and payloads[i] is not None: subs[u] = fresh_buffer(*payloads[i])
   for key, value in live.eager_map.items():
     if key not in subs and key not in live.index: subs[key] = value
   sink = without_writes(UOp.sink(*live.nodes).substitute(subs))
@@ -544,14 +591,16 @@ def alone(live: Live, payloads: list, ops: list) -> list:
   captured leaves: one schedule and one run per op. What the capture's values are checked against."""
   with evaluation_context():
     nodes = rebuilt(live, payloads)
-    values = []
+    values, created = [], []
     for i in ops:
       node = nodes[live.nodes[i]]
       if 0 in node.shape:
         values.append(None)
+        created.append(False)
         continue
       requests = Requests()
       requests.add(node.contiguous(), private=True)
       run(requests.finish())
       values.append(requests.buffer(node.contiguous()))
-    return with_ownership(values)
+      created.append(requests.created(node.contiguous()))
+    return with_ownership(values, created)

@@ -12,7 +12,8 @@ from tinygrad.dtype import dtypes
 from tinygrad.tensor import Tensor
 from tinygrad.uop.ops import Ops, UOp
 
-from tl_evaluation import Builder, Live, Requests, eager_schedule, evaluation_context, make_plan, rebuilt, run, with_ownership
+from tl_evaluation import (Builder, Live, Requests, eager_schedule, evaluation_context, fresh_buffer, make_plan, rebuilt, run,
+                           with_ownership)
 
 
 def default_loss(outputs: list, wide: bool = False):
@@ -45,11 +46,22 @@ def derive(live: Live, payloads: list, outputs: list, expression: str, targets: 
     input_set = {i for i, g in zip(targets, gradients) if i in set(inputs) and any(x.op is Ops.BUFFER for x in g.toposort())}
     eager_part = [g for i, g in zip(targets, gradients) if i in input_set]
     others = [(i, g) for i, g in zip(targets, gradients) if i not in input_set]
-    plan = make_plan([g for _, g in others]) if others else None
+    plan = make_plan([g for _, g in others], exact=False) if others else None
     requests = Requests()
     request_of = {}
     if plan is not None:
-      builder = Builder(plan, frontier=lambda u: request(u) if u in wanted else None, leaf=lambda u: u)
+      # a gradient reads forward values (a relu's mask, a product's other factor): their saved payloads
+      forward = {nodes[u]: i for i, u in enumerate(live.nodes) if payloads[i] is not None}
+      store: dict[int, UOp] = {}
+
+      def frontier(u):
+        if u in wanted: return request(u)
+        if u in forward:
+          if forward[u] not in store: store[forward[u]] = fresh_buffer(*payloads[forward[u]])
+          return store[forward[u]]
+        return None
+
+      builder = Builder(plan, frontier=frontier, leaf=lambda u: u, whole=lambda u, given: u.substitute(given, walk=True) if given else u)
       wanted = set(g for _, g in others)
 
       def request(u):
@@ -73,12 +85,13 @@ def derive(live: Live, payloads: list, outputs: list, expression: str, targets: 
         through[g] = g.substitute({k: v for k, v in eager_map.items()}).contiguous()
         viewed.add(through[g], private=False)
     if through: run(viewed.finish())
-    result = []
+    result, created = [], []
     for i, g in zip(targets, gradients):
-      if 0 in g.shape: result.append(None)
-      elif i in input_set: result.append(eager_map[g].base.buffer if g in eager_map else viewed.buffer(through[g]))
-      else: result.append(requests.buffer(request_of[g]))
-    return with_ownership(result)
+      if 0 in g.shape: result.append(None); created.append(False)
+      elif i in input_set and g in eager_map: result.append(eager_map[g].base.buffer); created.append(True)
+      elif i in input_set: result.append(viewed.buffer(through[g])); created.append(viewed.created(through[g]))
+      else: result.append(requests.buffer(request_of[g])); created.append(requests.created(request_of[g]))
+    return with_ownership(result, created)
 
 
 def losses(live: Live, payloads: list, outputs: list, expression: str, replacement_sets: list) -> list:
@@ -92,4 +105,4 @@ def losses(live: Live, payloads: list, outputs: list, expression: str, replaceme
     requests = Requests()
     for v in values: requests.add(v, private=False)
     run(requests.finish())
-    return with_ownership([requests.buffer(v) for v in values])
+    return with_ownership([requests.buffer(v) for v in values], [requests.created(v) for v in values])

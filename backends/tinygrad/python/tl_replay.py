@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from tinygrad.uop.ops import Ops, UOp
 
 from tl_buffer_write import functional_write, is_buffer_write, op_sources
-from tl_evaluation import Builder, Live, Requests, evaluation_context, fresh_buffer, run, view_base, with_ownership
+from tl_evaluation import Builder, Live, Requests, evaluation_context, fresh_buffer, run, with_ownership
 
 
 @dataclass
@@ -49,7 +49,11 @@ def _builder(live: Live, payloads: Payloads, private: bool) -> Builder:
     i = live.index.get(u)
     return None if i is None else payloads.op(i, private)
 
-  return Builder(live.plan, frontier=value, leaf=lambda u: value(u) if u in live.index else live.realized(u))
+  def data_leaf(u):  # an input or buffer constant, itself a view of a buffer: its saved payload
+    return payloads.op(live.index[u], private) if live.data_leaf(u) else None
+
+  return Builder(live.plan, frontier=value, leaf=lambda u: value(u) if u in live.index else live.realized(u),
+                 whole=lambda u, given: live.over_payloads(u, lambda i: payloads.op(i, private), given), stop=data_leaf)
 
 
 def _holds_reduce(u: UOp) -> bool:
@@ -59,7 +63,7 @@ def _holds_reduce(u: UOp) -> bool:
 def _plain(live: Live, payloads: Payloads, shared: Builder, op: int) -> UOp:
   u = live.nodes[op]
   if is_buffer_write(u):  # over its (buffer, value) parents' payloads, as a pure write
-    buffer, value = (shared.frontier(view_base(s)) or s for s in op_sources(u))
+    buffer, value = (payloads.op(live.index[s]) if s in live.index else s for s in op_sources(u))
     return functional_write(u, buffer, value)
   built = shared.value(u)
   if _holds_reduce(built): built = _builder(live, payloads, private=True).value(u)
@@ -117,4 +121,5 @@ def replay(live: Live, parents: list, payloads: list, extra: list, jobs: list) -
       sinks.append(None if b is None or 0 in b.shape else b.contiguous())
       if sinks[-1] is not None: requests.add(sinks[-1], private=False)
     run(requests.finish())
-    return with_ownership([None if s is None else requests.buffer(s) for s in sinks]), errors
+    values = [None if s is None else requests.buffer(s) for s in sinks]
+    return with_ownership(values, [s is not None and requests.created(s) for s in sinks]), errors
