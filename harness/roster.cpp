@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <map>
 #include <regex>
 #include <set>
@@ -182,6 +183,40 @@ class Reader {
     return shape;
   }
 
+  // `uniform: {low, high, seed}`: `count` values drawn uniformly from [low, high) by SplitMix64 from
+  // the seed (the same values on every machine); an integer dtype draws whole numbers in
+  // [low, high], bool 0 or 1. A realistic input (a 64x64 matrix) without writing 4,096 numbers.
+  std::vector<double> uniform_values(const YAML::Node& node, const std::string& what, const DType& dtype,
+                                     std::int64_t count) const {
+    double low = 0.0;
+    double high = 1.0;
+    std::uint64_t state = 0;
+    for_each_key(node, what, {"low", "high", "seed"}, [&](const std::string& key, const YAML::Node& value) {
+      if (key == "seed")
+        state = static_cast<std::uint64_t>(integer(value, what + ".seed", 0, (std::int64_t{1} << 53) - 1));
+      else
+        (key == "low" ? low : high) = number(value, what + "." + key);
+    });
+    if (!(low <= high)) fail(node, what + ": low must not exceed high");
+    std::vector<double> values;
+    values.reserve(static_cast<std::size_t>(count));
+    for (std::int64_t i = 0; i < count; ++i) {
+      std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+      z ^= z >> 31;
+      const double u = static_cast<double>(z >> 11) * 0x1.0p-53;  // [0, 1)
+      double value = low + (high - low) * u;
+      if (dtype.kind == DTypeKind::Bool) value = u < 0.5 ? 0.0 : 1.0;
+      else if (!dtype.is_float()) value = std::floor(low + (high - low + 1.0) * u);
+      if (const auto problem = element_problem(dtype, value)) {
+        fail(node, what + ": element " + std::to_string(i) + " is " + format_number(value) + ", but " + *problem);
+      }
+      values.push_back(value);
+    }
+    return values;
+  }
+
   // One branch per way a tensor may be written (values, shape + arange, dtype, source): long because
   // each branch checks its own key at its own line.
   TensorSpec tensor(const std::string& name, const YAML::Node& node, const std::string& what) const {
@@ -198,7 +233,8 @@ class Reader {
     std::optional<YAML::Node> values;
     std::optional<YAML::Node> shape;
     std::optional<YAML::Node> arange;
-    for_each_key(node, what, {"values", "dtype", "source", "shape", "arange"},
+    std::optional<YAML::Node> uniform;
+    for_each_key(node, what, {"values", "dtype", "source", "shape", "arange", "uniform"},
                  [&](const std::string& key, const YAML::Node& value) {
                    if (key == "values") {
                      values.emplace(value);
@@ -214,13 +250,16 @@ class Reader {
                      }
                    } else if (key == "shape") {
                      shape.emplace(value);
+                   } else if (key == "uniform") {
+                     uniform.emplace(value);
                    } else {
                      arange.emplace(value);  // emplace: assigning a YAML::Node would write through it
                    }
                  });
     last_key_line_ = use_line;  // budget errors below cite where the tensor is used, not its anchor
-    if (values.has_value() == (shape.has_value() || arange.has_value()) || shape.has_value() != arange.has_value()) {
-      fail(node, what + " needs either 'values' or 'shape' with 'arange', not both");
+    const int fills = (values ? 1 : 0) + (arange ? 1 : 0) + (uniform ? 1 : 0);
+    if (fills != 1 || values.has_value() == shape.has_value()) {
+      fail(node, what + " needs either 'values', or 'shape' with one of 'arange' and 'uniform'");
     }
     if (values) {
       spec.shape = nested_values(*values, spec.values, what + ".values", dtype, *values);
@@ -232,11 +271,15 @@ class Reader {
     std::int64_t count = 1;
     for (const auto& dim : *shape) {
       spend(*shape);
-      spec.shape.push_back(integer(dim, what + ".shape", 1, kMaxElements));
+      spec.shape.push_back(integer(dim, what + ".shape", 0, kMaxElements));  // 0: an empty tensor
       count *= spec.shape.back();
       if (count > kMaxElements) fail(node, what + " has more than " + std::to_string(kMaxElements) + " elements");
     }
     spend(node, static_cast<std::size_t>(count));
+    if (uniform) {
+      spec.values = uniform_values(*uniform, what + ".uniform", dtype, count);
+      return spec;
+    }
     double start = 0.0;
     double step = 1.0;
     for_each_key(*arange, what + ".arange", {"start", "step"}, [&](const std::string& key, const YAML::Node& value) {
@@ -534,6 +577,8 @@ const char* to_string(Family family) {
       return "random_init";
     case Family::Ecosystem:
       return "ecosystem";
+    case Family::OpSweep:
+      return "op_sweep";
     case Family::Refusal:
       return "refusal";
     case Family::Capability:

@@ -34,9 +34,9 @@ class RosterError : public std::runtime_error {
   SourceLocation where_;
 };
 
-// config_built, random_init and ecosystem rows capture a forward; refusal rows must be refused;
+// config_built, random_init, ecosystem and op_sweep rows capture a forward; refusal rows must be refused;
 // capability rows prove one declared capability flag on a forward.
-enum class Family { ConfigBuilt, RandomInit, Ecosystem, Refusal, Capability };
+enum class Family { ConfigBuilt, RandomInit, Ecosystem, OpSweep, Refusal, Capability };
 const char* to_string(Family family);
 
 // A tensor built from fixed values before the forward runs.
