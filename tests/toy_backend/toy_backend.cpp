@@ -59,7 +59,7 @@ def _toy_build(row):
         body = "return (" + source + ")"
     except SyntaxError:
         body = source
-    padding = "\n" * max(row["forward_line"] - 1, 0)  # tracebacks cite the roster's lines
+    padding = "\n" * max(row["forward_line"] - 2, 0)  # tracebacks cite the roster's lines (def just above)
     params = ", ".join(spec["name"] for spec in row["inputs"])
     exec(compile(padding + f"def forward({params}):\n" + textwrap.indent(body, "    ") + "\n", row["forward_file"], "exec"), scope)
     return scope["forward"], inputs

@@ -12,6 +12,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -327,37 +329,59 @@ TEST(Cli, DoctorPrintsEveryRowWithAMalformedScorecard) {
       << rows.dump();
 }
 
-// Recorded results (scorecard --from) are read like every user file: a FIFO, a million-deep record
-// or a record of another cell makes that cell a harness error, never a hang, a crash or a duplicate.
+// Recorded results (scorecard --from) are read like every user file: a FIFO, a million-deep record,
+// a record of another cell or one whose state contradicts its own checks is a corrupt input (exit 3,
+// the file named, no card written), never a hang, a crash, a duplicate or a verdict.
 TEST(Cli, ScorecardFromRefusesBadRecords) {
   const nlohmann::json committed =
       nlohmann::json::parse(std::ifstream(std::string(TL_SOURCE_DIR) + "/scorecards/tinygrad/scorecard.json"));
-  const fs::path records = scratch("bad-records");
-  fs::create_directories(records);
-  for (const auto& cell : committed["cells"]) {
-    const nlohmann::json record{
-        {"id", cell["id"]}, {"family", cell["family"]}, {"roster", cell["roster"]}, {"state", cell["state"]}};
-    std::ofstream(records / (cell["id"].get<std::string>() + ".json")) << record.dump();
+  const std::string victim = committed["cells"][1]["id"];
+  const nlohmann::json& victim_cell = committed["cells"][1];
+  // What each bad record holds, written over the victim's good one.
+  const std::map<std::string, std::function<void(const fs::path&)>> corruptions{
+      {"fifo", [](const fs::path& file) { ASSERT_EQ(::mkfifo(file.c_str(), 0600), 0); }},
+      {"deep",
+       [&](const fs::path& file) {
+         std::ofstream(file) << R"({"id": ")" << victim << R"(", "checks": )" << std::string(1000000, '[')
+                             << std::string(1000000, ']') << "}";
+       }},
+      {"another cell",
+       [](const fs::path& file) {
+         std::ofstream(file) << nlohmann::json{
+             {"id", "tutorial_mlp"},
+             {"family", "config_built"},
+             {"roster", "x.yaml:1"},
+             {"state", "passed"}}.dump();
+       }},
+      // Hand-edited from failed to passed; its own check still says it failed.
+      {"contradicts itself",
+       [&](const fs::path& file) {
+         nlohmann::json record{{"id", victim},
+                               {"family", victim_cell["family"]},
+                               {"roster", victim_cell["roster"]},
+                               {"state", "passed"},
+                               {"checks", {{{"name", "output_matches"}, {"passed", false}, {"detail", "max |a-b| 3"}}}}};
+         std::ofstream(file) << record.dump();
+       }},
+  };
+  for (const auto& [what, corrupt] : corruptions) {
+    const fs::path records = scratch("bad-records");
+    fs::create_directories(records);
+    for (const auto& cell : committed["cells"]) {
+      const nlohmann::json record{
+          {"id", cell["id"]}, {"family", cell["family"]}, {"roster", cell["roster"]}, {"state", cell["state"]}};
+      std::ofstream(records / (cell["id"].get<std::string>() + ".json")) << record.dump();
+    }
+    const fs::path bad = records / (victim + ".json");
+    fs::remove(bad);
+    corrupt(bad);
+    const std::string out = scratch("bad-records.json");
+    const ChildOutcome outcome = tlconform({"scorecard", "--backend", "tinygrad", "--from", records.string(), "--out", out}, 60);
+    EXPECT_FALSE(outcome.timed_out) << what << ": hung";
+    EXPECT_EQ(outcome.exit_code, 3) << what << ": " << outcome.stderr_text.substr(0, 2000);
+    EXPECT_NE(outcome.stderr_text.find(bad.string()), std::string::npos) << what << ": " << outcome.stderr_text.substr(0, 2000);
+    EXPECT_FALSE(fs::exists(out)) << what << ": a card was written from a corrupt record";
   }
-  const std::string deep = committed["cells"][1]["id"];
-  const std::string other = committed["cells"][2]["id"];
-  fs::remove(records / "tutorial_mlp.json");
-  ASSERT_EQ(::mkfifo((records / "tutorial_mlp.json").c_str(), 0600), 0);
-  std::ofstream(records / (deep + ".json"), std::ios::trunc)
-      << R"({"id": ")" << deep << R"(", "checks": )" << std::string(1000000, '[') << std::string(1000000, ']') << "}";
-  std::ofstream(records / (other + ".json"), std::ios::trunc)
-      << nlohmann::json{{"id", "tutorial_mlp"}, {"family", "config_built"}, {"roster", "x.yaml:1"}, {"state", "passed"}}.dump();
-  const std::string out = scratch("bad-records.json");
-  const ChildOutcome outcome = tlconform({"scorecard", "--backend", "tinygrad", "--from", records.string(), "--out", out}, 60);
-  EXPECT_FALSE(outcome.timed_out) << "hung on a FIFO record";
-  EXPECT_EQ(outcome.exit_code, 1) << outcome.stderr_text.substr(0, 2000);
-  ASSERT_TRUE(fs::exists(out)) << outcome.stdout_text << outcome.stderr_text.substr(0, 2000);
-  std::map<std::string, std::string> states;
-  const nlohmann::json card = nlohmann::json::parse(std::ifstream(out));
-  for (const auto& cell : card["cells"]) states[cell["id"]] = cell["state"];
-  EXPECT_EQ(states["tutorial_mlp"], "harness_error");
-  EXPECT_EQ(states[deep], "harness_error");
-  EXPECT_EQ(states[other], "harness_error");
 }
 
 }  // namespace
