@@ -13,7 +13,7 @@ namespace {
 
 // Kept as Python because it *is* Python: the forward is source text from the roster.
 constexpr const char* kBuilder = R"PY(
-import textwrap
+import os, textwrap
 import numpy as np
 from tinygrad import Tensor, dtypes, nn
 
@@ -34,6 +34,8 @@ def _tl_tensor(spec):
     return Tensor(array.tolist(), dtype=getattr(dtypes, spec["dtype"]))
 
 def _tl_build(row):
+    # A path is bytes: a roster file name that is not UTF-8 still names the file in a traceback.
+    row["forward_file"] = os.fsdecode(row["forward_file"])
     if row["seed"] is not None:
         Tensor.manual_seed(row["seed"])
     scope = {"Tensor": Tensor, "dtypes": dtypes, "nn": nn, "np": np, "source_dir": row["source_dir"]}
@@ -89,7 +91,7 @@ RowFixture build_row(const RosterRow& row) {
       py::dict entry;
       entry["name"] = layer.name;
       entry["type"] = layer.type;
-      entry["where"] = layer.where.str();
+      entry["where"] = utf8_repaired(layer.where.str());
       entry["args"] = from_json(layer.args);
       entry["kwargs"] = from_json(layer.kwargs);
       py::list set;
@@ -107,7 +109,7 @@ RowFixture build_row(const RosterRow& row) {
     spec["forward"] = row.forward;
     spec["setup"] = row.setup;
     spec["source_dir"] = TL_SOURCE_DIR;
-    spec["forward_file"] = row.forward_where.file;
+    spec["forward_file"] = py::bytes(row.forward_where.file);
     spec["forward_line"] = row.forward_where.line;
     spec["setup_line"] = row.setup_where.line;
     spec["id"] = row.id;

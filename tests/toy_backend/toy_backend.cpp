@@ -332,7 +332,7 @@ Fixture build_row(const RosterRow& row) {
     spec["inputs"] = tensor_spec_list(row.inputs);
     spec["setup"] = row.setup;
     spec["forward"] = row.forward;
-    spec["forward_file"] = row.forward_where.file;
+    spec["forward_file"] = py::bytes(row.forward_where.file);
     spec["forward_line"] = row.forward_where.line;
     const py::tuple built = fixture.glue["_toy_build"](spec);
     fixture.forward = built[0];

@@ -64,7 +64,8 @@ TEST(CellIsolation, AnIsolatedCellIsSupervisedToo) {
 
 std::map<std::string, std::string> states_of(const std::string& card_file) {
   std::map<std::string, std::string> states;
-  for (const auto& cell : nlohmann::json::parse(std::ifstream(card_file))["cells"]) states[cell["id"]] = cell["state"];
+  const nlohmann::json card = nlohmann::json::parse(std::ifstream(card_file));
+  for (const auto& cell : card["cells"]) states[cell["id"]] = cell["state"];
   return states;
 }
 
