@@ -283,6 +283,74 @@ TEST(Cli, InspectRefusesDeepManifestsAndFifosAndKeepsNan) {
   }
 }
 
+// Issue 22.9: a crafted bundle's labels and fields cannot set the terminal's title, clear it or
+// print lines of their own: inspect shows every control character escaped, one op a line.
+TEST(Cli, InspectEscapesControlCharactersInABundle) {
+  const std::string bundle = saved_bundle("hostile_labels");
+  const fs::path manifest = fs::path(bundle) / "manifest.json";
+  nlohmann::json json = nlohmann::json::parse(file_text(manifest));
+  json["ops"][0]["label"] = "\x1b]0;pwned\x07\n99 ops; outputs: 0";
+  json["device"] = "\x1b[2JPYTHON";
+  std::ofstream(manifest, std::ios::trunc) << json.dump();
+  const ChildOutcome outcome = tlconform({"inspect", bundle}, 30);
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.stderr_text;
+  EXPECT_EQ(outcome.stdout_text.find('\x1b'), std::string::npos) << outcome.stdout_text;
+  EXPECT_EQ(outcome.stdout_text.find('\x07'), std::string::npos) << outcome.stdout_text;
+  EXPECT_NE(outcome.stdout_text.find("\\x1b]0;pwned\\x07\\x0a99 ops; outputs: 0"), std::string::npos) << outcome.stdout_text;
+  EXPECT_EQ(outcome.stdout_text.find("\n99 ops"), std::string::npos) << "a label printed a line of its own";
+  EXPECT_NE(outcome.stdout_text.find("device \\x1b[2JPYTHON"), std::string::npos) << outcome.stdout_text;
+}
+
+// Issue 22.13: the backend's requirement table names this distribution's install extra, and says
+// that the page's name is its upstream's.
+TEST(Cli, SpecNamesThisDistributionsInstallExtra) {
+  const ChildOutcome text = tlconform({"spec"}, 30);
+  ASSERT_EQ(text.exit_code, 0) << text.stderr_text;
+  EXPECT_NE(text.stdout_text.find("install_extra\ttlconform[tinygrad]\t(pip install 'tlconform[tinygrad]')"), std::string::npos)
+      << text.stdout_text;
+  EXPECT_NE(
+      text.stdout_text.find("spec_install_extra\ttorchlens[tinygrad]\t(the name on the backend's page, which is upstream's"),
+      std::string::npos)
+      << text.stdout_text;
+  const nlohmann::json json = nlohmann::json::parse(tlconform({"spec", "--json"}, 30).stdout_text);
+  EXPECT_EQ(json["install_extra"], "tlconform[tinygrad]");
+  EXPECT_EQ(tlconform({"spec", "--field", "install_extra"}, 30).stdout_text, "tlconform[tinygrad]\n");
+}
+
+// Issue 22.13: `run` without --out writes its card beside the user (the directory it started in),
+// never into the source tree, and says where.
+TEST(Cli, RunWithoutOutWritesBesideTheUser) {
+  const fs::path home = scratch("run_home");
+  fs::create_directories(home);
+  const fs::path in_tree = fs::path(TL_SOURCE_DIR) / "build" / "scorecard.json";
+  const auto before = fs::exists(in_tree) ? fs::last_write_time(in_tree) : fs::file_time_type::min();
+  const ChildOutcome outcome = tlconform(test::Invocation{{"run", "--row", "tutorial_mlp"}, home.string(), {}, 300});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.stderr_text;
+  EXPECT_TRUE(fs::exists(home / "scorecard.json")) << outcome.stderr_text;
+  EXPECT_NE(outcome.stderr_text.find("scorecard written to " + (home / "scorecard.json").string()), std::string::npos)
+      << outcome.stderr_text;
+  EXPECT_EQ(fs::exists(in_tree) ? fs::last_write_time(in_tree) : fs::file_time_type::min(), before)
+      << "run wrote the source tree's build/scorecard.json";
+}
+
+// Issue 22.14: the CTest listing labels a fixed sample of cells per family `sample` (what the
+// sanitizer stage runs): the first rows of each family that need no opt-in feature.
+TEST(Cli, ListCtestLabelsAFixedSamplePerFamily) {
+  const ChildOutcome outcome = tlconform({"list", "--ctest"}, 30);
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.stderr_text;
+  std::map<std::string, int> sampled;
+  std::istringstream lines(outcome.stdout_text);
+  for (std::string line; std::getline(lines, line);) {
+    const auto labels = line.find("LABELS [==[conformance;");
+    if (labels == std::string::npos || line.find(";sample]==]") == std::string::npos) continue;
+    const std::string family = line.substr(labels + 23, line.find(";sample]==]") - labels - 23);
+    ++sampled[family];
+  }
+  EXPECT_EQ(sampled, (std::map<std::string, int>{{"capability", 3}, {"config_built", 3}, {"random_init", 3}, {"refusal", 3}}))
+      << outcome.stdout_text.substr(0, 3000);
+  EXPECT_EQ(tlconform({"list", "--ctest"}, 30).stdout_text, outcome.stdout_text) << "the sample is not fixed";
+}
+
 // A corrupt scorecard is its own error (exit 3, naming the file and the cell), never read as
 // drift or as untested rows.
 TEST(Cli, CapabilitiesRejectsACorruptScorecard) {
