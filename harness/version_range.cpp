@@ -1,6 +1,6 @@
 #include "harness/version_range.h"
 
-#include <sstream>
+#include <algorithm>
 #include <stdexcept>
 
 namespace tl {
