@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -226,10 +227,19 @@ class SparseBundle : public TlspecBundle {
     write_payload_bytes(bytes + text);
     fs::resize_file(directory_ / kTlspecPayloads, 8 + text.size() + data);  // a hole: no block on disk
   }
+  // Refused, quickly and without the memory its payloads declare: this process's peak resident
+  // size grows by less than 64 MiB (each test case runs in a process of its own under CTest).
   void expect_refused_quickly(const std::string& needle) {
     const auto start = std::chrono::steady_clock::now();
+    const long peak_before = peak_resident_kib();
     expect_rejected(needle);
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2)) << "the bundle was read before it was refused";
+    EXPECT_LT(peak_resident_kib() - peak_before, 64L << 10) << "the payloads were allocated before the bundle was refused";
+  }
+  static long peak_resident_kib() {
+    rusage usage{};
+    ::getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_maxrss;
   }
 };
 
