@@ -2,7 +2,8 @@
 # Installs what the build and the pinned runs need, only where it is missing (idempotent):
 # the Debian -dev packages of DESIGN.md section 3, a project-local venv holding the pinned
 # tinygrad (and pytest) from a committed requirements file, and, in the project's own venv, the
-# tlconform Python package built from this checkout (pip install .; rebuilt only when its sources change).
+# tlconform Python package built from this checkout (pip install .; rebuilt only when its sources change),
+# and a tool venv (.venv-tools) with the pinned linters of ci/requirements-tools.txt (actionlint).
 # Usage: ci/bootstrap.sh [VENV_DIR [REQUIREMENTS_FILE]]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -10,8 +11,9 @@ venv=${1:-"$root/.venv"}
 requirements=${2:-"$root/ci/requirements-pinned.txt"}
 
 # chromium-headless-shell: the report test (label report) renders `tlconform report`'s page in it.
+# libssl-dev: libcrypto signs each cell's result channel. shellcheck: the lint tests (label lint).
 debian_packages=(cmake g++ clang clang-format libclang-rt-14-dev libgtest-dev libbenchmark-dev pybind11-dev nlohmann-json3-dev libyaml-cpp-dev graphviz
-  chromium-headless-shell)
+  chromium-headless-shell libssl-dev shellcheck)
 missing=()
 for package in "${debian_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -39,6 +41,20 @@ if ! [ -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; 
   "$python" -m venv "$venv"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
   echo "$want" > "$stamp"
+fi
+
+# The linters the lint tests run, in a venv of their own (the pinned venvs hold only what the legs run).
+if [ "$venv" = "$root/.venv" ]; then
+  tools="$root/.venv-tools"
+  tools_requirements="$root/ci/requirements-tools.txt"
+  tools_want=$(sha256sum "$tools_requirements" | cut -d' ' -f1)
+  if ! [ -x "$tools/bin/python" ] || [ "$(cat "$tools/.tl-requirements.sha256" 2>/dev/null)" != "$tools_want" ]; then
+    echo "bootstrap: creating the tool venv $tools from $tools_requirements"
+    rm -rf "$tools"
+    "$python" -m venv "$tools"
+    "$tools/bin/python" -m pip install --quiet --disable-pip-version-check -r "$tools_requirements"
+    echo "$tools_want" > "$tools/.tl-requirements.sha256"
+  fi
 fi
 
 # The tlconform package goes into the project's own venv only (the version legs' venvs hold just

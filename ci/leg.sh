@@ -39,7 +39,7 @@ case "$leg" in
     ctest --preset default
     ;;
   in-range-latest)
-    build/bin/tlconform scorecard --backend tinygrad --leg "$leg" --check
+    build/bin/tlconform scorecard --backend tinygrad --leg "$leg" --check --out "build/scorecard-$leg.json"
     ;;
   out-of-range)
     cell=$(build/bin/tlconform cell --row tutorial_mlp --json || true)

@@ -7,11 +7,12 @@
 set -euo pipefail
 # The pinned run covers every row, the ecosystem rows (tinygrad.llm, ONNX) included.
 export TORCHLENS_CONFORMANCE_ECOSYSTEM=${TORCHLENS_CONFORMANCE_ECOSYSTEM:-1}
+export TORCHLENS_CONFORMANCE_SLOW=${TORCHLENS_CONFORMANCE_SLOW:-1}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bash "$root/ci/build.sh"
 status=0
 started=$(mktemp)  # a card older than this run is not reported as this run's
-"$root/build/bin/tlconform" scorecard --backend tinygrad "$@" || status=$?
+"$root/build/bin/tlconform" scorecard --backend tinygrad --out "$root/build/scorecard-pinned.json" "$@" || status=$?
 # The page a maintainer looks at: the committed card and this run side by side, changes marked.
 if [ "$root/build/scorecard-pinned.json" -nt "$started" ]; then
   "$root/build/bin/tlconform" report --backend tinygrad --out "$root/build/site" \

@@ -6,6 +6,7 @@
 
 #include "harness/atomic_file.h"
 #include "harness/json_file.h"
+#include "harness/text_escape.h"
 
 namespace tl::cli {
 namespace fs = std::filesystem;
@@ -60,20 +61,22 @@ std::optional<Manifest> read_manifest(const std::string& directory) {
   }
 }
 
-// The result recorded at `path` for `row`; what cannot be read is the cell's harness_error.
+// The result recorded at `path` for `row`: a regular file within the byte and depth budgets,
+// recording this row's cell, consistent with itself. Anything else is CorruptRecord naming the file.
 CellResult read_record(const std::string& path, const RosterRow& row) {
-  CellResult result = CellResult::of(row);
+  CellResult recorded;
   try {
-    // A regular file within the byte and depth budgets; it must record this row's cell.
-    const CellResult recorded = CellResult::from_json(read_json_file(path));
-    if (recorded.id != row.id) throw std::runtime_error("records cell '" + recorded.id + "', not " + row.id);
-    return recorded;
+    recorded = CellResult::from_json(read_json_file(path));
   } catch (const InputFileError& error) {
-    result.message = std::string("unreadable recorded result: ") + error.what();
+    throw CorruptRecord(std::string("unreadable recorded result: ") + error.what());
   } catch (const std::exception& error) {
-    result.message = "unreadable recorded result " + path + ": " + error.what();
+    throw CorruptRecord(path + ": not a recorded cell result (" + error.what() + ")");
   }
-  return result;
+  if (recorded.id != row.id) throw CorruptRecord(path + ": records cell '" + recorded.id + "', not " + row.id);
+  if (const std::optional<std::string> contradiction = recorded.contradiction()) {
+    throw CorruptRecord(path + ": contradicts itself (" + *contradiction + "): a cell never records that");
+  }
+  return recorded;
 }
 
 RunFacts facts_from(const nlohmann::json& provenance, const std::map<std::string, double>& durations,
@@ -109,7 +112,7 @@ void clear_records(const std::string& directory, const std::vector<Roster>& rost
 
 void write_record(const std::string& directory, const CellResult& result) {
   fs::create_directories(directory);
-  write_file_atomically(record_path(directory, result.id), result.to_json().dump() + "\n");
+  write_file_atomically(record_path(directory, result.id), json_text(result.to_json()) + "\n");
 }
 
 void write_manifest(const std::string& directory, const BackendSpec& spec, const RunFacts& facts, const std::string& shard,
@@ -122,7 +125,7 @@ void write_manifest(const std::string& directory, const BackendSpec& spec, const
     manifest["cells"].push_back(run.result.id);
     manifest["durations_s"][run.result.id] = run.seconds;
   }
-  write_file_atomically((fs::path(directory) / kRecordManifest).string(), manifest.dump(2) + "\n");
+  write_file_atomically((fs::path(directory) / kRecordManifest).string(), json_text(manifest, 2) + "\n");
 }
 
 MergedRecords merge_records(const BackendSpec& spec, const std::vector<Roster>& rosters,

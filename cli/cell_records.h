@@ -28,6 +28,14 @@ class MergeRefused : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A recorded result the merge cannot take: unreadable, for another cell, or contradicting itself
+// (a passed state beside a failed check: hand-edited). The message names the file; the CLI exits 3
+// and writes nothing, as for any corrupt input.
+class CorruptRecord : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Removes DIR/ID.json of each row, so a cell that dies leaves no stale verdict behind (the merge
 // then reports it missing), and the manifest of an earlier run. Creates DIR.
 void clear_records(const std::string& directory, const std::vector<Roster>& rosters);
@@ -43,8 +51,8 @@ struct MergedRecords {
 
 // Every row of `rosters` from exactly one of `directories`. A directory with a manifest offers the
 // cells it lists (each must be there); one without (CTest's) offers every DIR/ID.json of a row.
-// An unreadable or foreign record is that cell's harness_error; a missing or duplicated cell, or
-// manifests that disagree with each other, with `leg` or with these rosters, is MergeRefused.
+// An unreadable, foreign or self-contradicting record is CorruptRecord; a missing or duplicated
+// cell, or manifests that disagree with each other, with `leg` or with these rosters, is MergeRefused.
 MergedRecords merge_records(const BackendSpec& spec, const std::vector<Roster>& rosters,
                             const std::vector<std::string>& directories, const std::string& leg);
 

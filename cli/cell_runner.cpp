@@ -36,7 +36,7 @@ std::vector<CellResult> results_of(const std::vector<CellRun>& runs) {
 RunSettings run_settings(const Args& args) {
   RunSettings settings;
   settings.jobs = static_cast<int>(args.integer("jobs", 2, 1, 64));
-  settings.limits.time = std::chrono::seconds(args.integer("timeout", 600, 1, 7LL * 24 * 3600));
+  settings.limits.time = std::chrono::seconds(args.integer("timeout", kDefaultCellTimeout.count(), 1, 7LL * 24 * 3600));
   settings.limits.memory =
       args.values.contains("memory") ? parse_byte_size("memory", args.value("memory")) : default_cell_memory(settings.jobs);
   return settings;
@@ -46,7 +46,7 @@ ChildSpec cell_spec(const BackendSpec& backend, const std::string& roster_file, 
                     const CellLimits& limits) {
   const std::string self = std::filesystem::canonical("/proc/self/exe").string();
   return cell_child_spec({self, "cell", "--backend", backend.name, "--roster", roster_file, "--row", row_id, "--result-fd",
-                          std::to_string(kResultFd)},
+                          std::to_string(kResultFd), "--key-fd", std::to_string(kResultKeyFd)},
                          limits);
 }
 
@@ -55,11 +55,13 @@ std::vector<CellRun> run_cells(const BackendSpec& backend, const std::vector<Ros
                                const std::function<void(const CellRun&, std::size_t done, std::size_t total)>& on_done) {
   std::set<std::string> selected(only.begin(), only.end());
   std::vector<CellResult> identities;
+  std::vector<std::string> xfails;
   std::vector<ChildSpec> specs;
   for (const Roster& roster : rosters) {
     for (const RosterRow& row : roster.rows) {
       if (!selected.empty() && !selected.contains(row.id)) continue;
       identities.push_back(CellResult::of(row));
+      xfails.push_back(row.xfail);
       specs.push_back(cell_spec(backend, roster_path(roster), row.id, settings.limits));
     }
   }
@@ -70,7 +72,7 @@ std::vector<CellRun> run_cells(const BackendSpec& backend, const std::vector<Ros
   std::size_t done = 0;
   SupervisorEvents events;
   events.finished = [&](std::size_t index, const ChildOutcome& outcome) {
-    runs[index] = {cell_result_from_child(outcome, identities[index], settings.limits), outcome.seconds};
+    runs[index] = {cell_result_from_child(outcome, identities[index], settings.limits, xfails[index]), outcome.seconds};
     on_done(runs[index], ++done, runs.size());
   };
   events.still_running = [&](const std::vector<std::pair<std::size_t, double>>& running) {

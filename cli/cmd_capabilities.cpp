@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "harness/scorecard.h"
+#include "harness/text_escape.h"
 
 namespace tl::cli {
 
@@ -14,12 +15,12 @@ int capabilities_command(const Args& args) {
   if (!std::filesystem::exists(path)) std::cerr << "tlconform: no scorecard at " << path << ": every row is untested\n";
   const std::vector<CapabilityRow> rows = capability_rows_from(spec, path);
   if (args.has("json")) {
-    std::cout << capabilities_json(rows).dump(2) << "\n";
+    std::cout << json_text(capabilities_json(rows), 2) << "\n";
   } else if (args.has("markdown")) {
     std::cout << capabilities_markdown(spec.name, rows);
   } else {
     for (const CapabilityRow& row : rows)
-      std::cout << to_string(row.state) << "\t" << row.capability.name << "\t(" << row.why << ")\n";
+      std::cout << to_string(row.state) << "\t" << terminal_line(row.capability.name) << "\t(" << terminal_line(row.why) << ")\n";
   }
   return kExitPassed;
 }

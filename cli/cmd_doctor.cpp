@@ -3,6 +3,7 @@
 
 #include "cli/commands.h"
 #include "harness/doctor.h"
+#include "harness/text_escape.h"
 
 namespace tl::cli {
 
@@ -10,9 +11,9 @@ int doctor_command(const Args& args) {
   const std::vector<DoctorRow> rows =
       doctor_rows(backend_of(args), args.value("scorecard", backend_of(args).committed_scorecard()));
   if (args.has("json")) {
-    std::cout << doctor_json(rows).dump(2) << "\n";
+    std::cout << json_text(doctor_json(rows), 2) << "\n";
   } else {
-    std::cout << doctor_text(rows);
+    std::cout << terminal_text(doctor_text(rows));  // values hold paths and versions as found
   }
   for (const DoctorRow& row : rows) {
     if (is_problem(row.status)) return kExitFailed;

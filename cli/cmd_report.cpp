@@ -18,6 +18,7 @@
 #include "harness/child_supervisor.h"
 #include "harness/report_site.h"
 #include "harness/scorecard.h"
+#include "harness/text_escape.h"
 #include "harness/trend_chart.h"
 
 namespace tl::cli {
@@ -142,15 +143,16 @@ std::map<std::string, std::string> draw_graphs(const Args& args, const ReportCar
     const std::string& id = ids[index];
     const bool drawn = fs::exists(graph_file(dir, id));
     if (!drawn) notes[id] = not_drawn_because(outcome);
-    std::cerr << "[" << ++done << "/" << ids.size() << "] " << id << ": "
-              << (!drawn                   ? notes[id]
+    std::cerr << "[" << ++done << "/" << ids.size() << "] " << terminal_line(id) << ": "
+              << (!drawn                   ? terminal_line(notes[id])
                   : outcome.exit_code == 0 ? "drawn, validation passed"
                                            : "drawn; validation did not pass (trace exited 1; the picture is coloured by it)")
               << " (" << static_cast<int>(outcome.seconds) << " s)" << std::endl;
   };
   events.still_running = [&](const std::vector<std::pair<std::size_t, double>>& running) {
     std::cerr << "[" << done << "/" << ids.size() << "] still drawing:";
-    for (const auto& [index, seconds] : running) std::cerr << " " << ids[index] << " (" << static_cast<int>(seconds) << " s)";
+    for (const auto& [index, seconds] : running)
+      std::cerr << " " << terminal_line(ids[index]) << " (" << static_cast<int>(seconds) << " s)";
     std::cerr << std::endl;
   };
   if (!specs.empty()) run_children(specs, kGraphJobs, events);

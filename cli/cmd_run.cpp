@@ -1,5 +1,6 @@
 // tlconform run: the selected cells, each in its own process, shown by the --format reporter (a
-// line per cell and a summary by default), and a scorecard file (default build/scorecard.json).
+// line per cell and a summary by default), and a scorecard file (default scorecard.json in the
+// directory tlconform started in; the path is printed at the end).
 // --shard K/N runs a stable part of them; --record DIR keeps each cell's result and a manifest of
 // the run for `tlconform scorecard --from DIR ...` (how shards are merged).
 #include <filesystem>
@@ -11,13 +12,14 @@
 #include "cli/scorecard_facts.h"
 #include "cli/shard.h"
 #include "harness/atomic_file.h"
+#include "harness/text_escape.h"
 
 namespace tl::cli {
 
 int run_command(const Args& args) {
   const std::vector<Roster> rosters = load_rosters(args);
-  const std::string out =
-      writable_output("out", args.value("out", (std::filesystem::path(TL_SOURCE_DIR) / "build" / "scorecard.json").string()));
+  // Beside the user, as every other path on the command line: never inside the source tree unasked.
+  const std::string out = writable_output("out", args.value("out", std::filesystem::absolute("scorecard.json").string()));
   const RunSettings settings = run_settings(args);
   const BackendSpec& spec = backend_of(args);
   const std::unique_ptr<Reporter> reporter = reporter_of(args);
@@ -44,7 +46,7 @@ int run_command(const Args& args) {
   // The digest is of the roster files, so a shard's card and manifest name the whole roster it is part of.
   const RunFacts facts = scorecard_facts(spec, rosters, runs, args.value("leg", "pinned"));
   const nlohmann::json card = make_scorecard(spec, facts, results_of(runs));
-  write_file_atomically(out, card.dump(2) + "\n");
+  write_file_atomically(out, json_text(card, 2) + "\n");
   if (!record.empty()) write_manifest(record, spec, facts, shard, runs);
   reporter->run_finished(card, results_of(runs));
   std::cerr << "scorecard written to " << out << (shard.empty() ? "" : " (shard " + shard + ")") << "\n";

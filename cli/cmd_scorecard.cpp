@@ -14,6 +14,7 @@
 #include "cli/scorecard_facts.h"
 #include "harness/atomic_file.h"
 #include "harness/json_file.h"
+#include "harness/text_escape.h"
 
 namespace tl::cli {
 
@@ -52,7 +53,7 @@ void write_committed(const BackendSpec& spec, const RunFacts& facts, const std::
                        run.result.id + " is " + to_string(run.result.state) + "; the committed scorecard is left as it was");
     }
   }
-  write_file_atomically(spec.committed_scorecard(), card.dump(2) + "\n");
+  write_file_atomically(spec.committed_scorecard(), json_text(card, 2) + "\n");
   std::cerr << "committed scorecard updated: " << spec.committed_scorecard() << "\n";
 }
 
@@ -61,8 +62,9 @@ bool check_against(const nlohmann::json& baseline, const std::string& path, cons
   const std::vector<Drift> drift = scorecard_drift(baseline, card);
   int regressions = 0;
   for (const Drift& d : drift) {
-    std::cerr << (d.regression ? "REGRESSION " : "drift      ") << d.what << " " << d.id << ": " << d.before << " -> " << d.after
-              << "\n";
+    // The ids and states come from the cards: shown, never acted on by the terminal.
+    std::cerr << (d.regression ? "REGRESSION " : "drift      ") << d.what << " " << terminal_line(d.id) << ": "
+              << terminal_line(d.before) << " -> " << terminal_line(d.after) << "\n";
     regressions += d.regression ? 1 : 0;
   }
   std::cerr << "check against " << path << ": " << drift.size() << " drift(s), " << regressions << " regression(s)\n";
@@ -79,8 +81,9 @@ int scorecard_command(const Args& args) {
     // Refused before any cell runs; the framework version is checked once it is known.
     throw UsageError("--write is for the pinned leg (this is leg " + leg + "); the committed scorecard is left as it was");
   }
-  const std::string out = writable_output(
-      "out", args.value("out", (std::filesystem::path(TL_SOURCE_DIR) / "build" / ("scorecard-" + leg + ".json")).string()));
+  // Beside the user, as every other path on the command line: never inside the source tree unasked.
+  const std::string out =
+      writable_output("out", args.value("out", std::filesystem::absolute("scorecard-" + leg + ".json").string()));
   const std::string baseline_path = args.value("baseline", spec.committed_scorecard());
   const std::optional<nlohmann::json> baseline = baseline_of(args, baseline_path);
   const std::unique_ptr<Reporter> reporter = reporter_of(args);
@@ -95,7 +98,7 @@ int scorecard_command(const Args& args) {
   }
   if (!facts) facts = scorecard_facts(spec, rosters, runs, leg);
   const nlohmann::json card = make_scorecard(spec, *facts, results_of(runs));
-  write_file_atomically(out, card.dump(2) + "\n");
+  write_file_atomically(out, json_text(card, 2) + "\n");
   reporter->run_finished(card, results_of(runs));
   std::cerr << "scorecard written to " << out << "\n";
 

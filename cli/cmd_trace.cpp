@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "harness/backend_protocol.h"
 #include "harness/graphviz.h"
+#include "harness/text_escape.h"
 #include "harness/tlspec.h"
 #include "harness/trace_graph.h"
 #include "harness/trace_json.h"
@@ -53,13 +54,16 @@ void draw_row(const Args& args, const RosterRow& row, const TracedRow& traced) {
 
 }  // namespace
 
+// A table for a terminal: labels and kinds come from the trace (a bundle's manifest may hold any
+// text), so each is shown with its control characters escaped (text_escape.h), one op a line.
 void print_ops(const Trace& trace) {
   std::printf("%-5s %-28s %-9s %-8s %-8s %-14s %s\n", "index", "label", "kind", "const", "dtype", "shape", "parents");
   for (const Op& op : trace.ops) {
     std::string parents;
     for (const ParentRef& parent : op.parents) parents += (parents.empty() ? "" : ",") + std::to_string(parent.op);
-    std::printf("%-5zu %-28s %-9s %-8s %-8s %-14s %s\n", op.index, op.label.c_str(), to_string(op.kind),
-                op.constant_kind.value_or("-").c_str(), op.dtype.name.c_str(), shape_string(op.shape).c_str(), parents.c_str());
+    std::printf("%-5zu %-28s %-9s %-8s %-8s %-14s %s\n", op.index, terminal_line(op.label).c_str(), to_string(op.kind),
+                terminal_line(op.constant_kind.value_or("-")).c_str(), op.dtype.name.c_str(), shape_string(op.shape).c_str(),
+                parents.c_str());
   }
   std::printf("%zu ops; outputs:", trace.size());
   for (std::size_t output : trace.outputs) std::printf(" %zu", output);
@@ -89,14 +93,15 @@ int trace_command(const Args& args) {
   if (args.values.contains("graph")) draw_row(args, row, traced);
   const int exit_code = !traced.status || traced.status->passed() ? kExitPassed : kExitFailed;
   if (args.has("json")) {
-    std::cout << trace_to_json(trace).dump(2) << "\n";
+    std::cout << json_text(trace_to_json(trace), 2) << "\n";
     return exit_code;
   }
   print_ops(trace);
-  std::printf("%d evaluation(s), %d kernel(s), device %s\n", trace.stats.evaluations, trace.stats.kernels, trace.device.c_str());
+  std::printf("%d evaluation(s), %d kernel(s), device %s\n", trace.stats.evaluations, trace.stats.kernels,
+              terminal_line(trace.device).c_str());
   if (traced.status) {
     std::printf("validation: %s (%zu ops replayed)%s%s\n", to_string(traced.status->state), traced.status->replayed,
-                traced.status->message.empty() ? "" : ": ", traced.status->message.c_str());
+                traced.status->message.empty() ? "" : ": ", terminal_text(traced.status->message).c_str());
   }
   return exit_code;
 }

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "harness/text_escape.h"
 
 namespace tl::cli {
 
@@ -15,15 +16,15 @@ int validate_command(const Args& args) {
   const EagerRun eager = protocol->eager_row(row);
   const ValidationStatus status = protocol->validate(capture.trace, eager.outputs);
   if (args.has("json")) {
-    std::cout << status.to_json().dump(2) << "\n";
+    std::cout << json_text(status.to_json(), 2) << "\n";
   } else {
     std::printf("%-5s %-28s %-13s %-10s %s\n", "op", "label", "phase", "decision", "reason");
     for (const Decision& d : status.decisions) {
-      std::printf("%-5zu %-28s %-13s %-10s %s\n", d.op, d.label.c_str(), to_string(d.phase), to_string(d.verdict),
-                  d.reason.c_str());
+      std::printf("%-5zu %-28s %-13s %-10s %s\n", d.op, terminal_line(d.label).c_str(), to_string(d.phase), to_string(d.verdict),
+                  terminal_line(d.reason).c_str());
     }
     std::cout << "state: " << to_string(status.state) << " (" << status.replayed << " ops replayed)";
-    if (!status.message.empty()) std::cout << ": " << status.message;
+    if (!status.message.empty()) std::cout << ": " << terminal_text(status.message);
     std::cout << "\n";
   }
   return status.passed() ? kExitPassed : kExitFailed;

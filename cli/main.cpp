@@ -9,6 +9,7 @@
 #include "harness/json_file.h"
 #include "harness/refusal.h"
 #include "harness/scorecard.h"
+#include "harness/text_escape.h"
 #include "harness/tlspec.h"
 
 namespace {
@@ -38,7 +39,7 @@ commands:
                                               e.g. 8G, default a share of the available memory);
                                               report each cell as it ends and a summary on stdout
                                               (--format; every failing check is listed); write a
-                                              scorecard (default build/scorecard.json); --shard K/N:
+                                              scorecard (default ./scorecard.json); --shard K/N:
                                               a stable 1/N of the rows, by id; --record DIR: each
                                               cell's result and the run's manifest, for
                                               scorecard --from
@@ -48,7 +49,8 @@ commands:
                                               one (pinned leg), --check reports drift against it (or
                                               FILE), fails on regressions; --from merges recorded
                                               cells (shards) instead of running them, and refuses a
-                                              cell recorded nowhere or twice (exit 3)
+                                              cell recorded nowhere or twice, or a corrupt record
+                                              (exit 3); writes ./scorecard-LEG.json unless --out
   doctor [--json] [--scorecard FILE]          environment and backend health rows
   spec [--backend NAME] [--json | --field F]  the backend's requirement table (no Python started)
   capabilities [--scorecard FILE] [--json | --markdown]
@@ -81,7 +83,7 @@ int main(int argc, char** argv) {
       {"trace", {trace_command, {"roster", "row", "save", "graph"}, {"json", "no-payloads", "validate"}, ""}},
       {"validate", {validate_command, {"roster", "row"}, {"json"}, ""}},
       {"inspect", {inspect_command, {"bundle"}, {"json"}, "bundle"}},
-      {"cell", {cell_command, {"roster", "row", "record", "result-fd", "timeout", "memory"}, {"json", "isolate"}, ""}},
+      {"cell", {cell_command, {"roster", "row", "record", "result-fd", "key-fd", "timeout", "memory"}, {"json", "isolate"}, ""}},
       {"run",
        {run_command, {"roster", "row", "out", "timeout", "jobs", "leg", "memory", "format", "shard", "record"}, {"json"}, ""}},
       {"scorecard",
@@ -94,6 +96,8 @@ int main(int argc, char** argv) {
       {"capabilities", {capabilities_command, {"scorecard"}, {"json", "markdown"}, ""}},
       {"report", {report_command, {"out", "row", "roster"}, {"graphs"}, "scorecard", true}},
   };
+  // Every error line below may quote a user's file, a bundle or a forward: shown escaped for the
+  // terminal (text_escape.h), never acted on.
   try {
     if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "help") {
       std::cout << kUsage;
@@ -107,31 +111,34 @@ int main(int argc, char** argv) {
         parse_args(argc, argv, valued, found->second.switches, found->second.positional, found->second.positional_repeats);
     return found->second.run(args);
   } catch (const UsageError& error) {
-    std::cerr << "tlconform: " << error.what() << "\n(tlconform help lists the commands and their options)\n";
+    std::cerr << "tlconform: " << tl::terminal_text(error.what()) << "\n(tlconform help lists the commands and their options)\n";
     return kExitUsage;
   } catch (const tl::TlspecError& error) {
-    std::cerr << "tlconform: bad .tlspec bundle: " << error.what() << "\n";
+    std::cerr << "tlconform: bad .tlspec bundle: " << tl::terminal_text(error.what()) << "\n";
     return kExitUsage;
+  } catch (const CorruptRecord& error) {
+    std::cerr << "tlconform: corrupt record: " << tl::terminal_text(error.what()) << "\n";
+    return kExitBadInput;
   } catch (const MergeRefused& error) {
-    std::cerr << "tlconform: merge refused: " << error.what() << "\n";
+    std::cerr << "tlconform: merge refused: " << tl::terminal_text(error.what()) << "\n";
     return kExitBadInput;
   } catch (const tl::ScorecardError& error) {
-    std::cerr << "tlconform: bad scorecard: " << error.what() << "\n";
+    std::cerr << "tlconform: bad scorecard: " << tl::terminal_text(error.what()) << "\n";
     return kExitBadInput;
   } catch (const tl::InputFileError& error) {
-    std::cerr << "tlconform: unreadable input: " << error.what() << "\n";
+    std::cerr << "tlconform: unreadable input: " << tl::terminal_text(error.what()) << "\n";
     return kExitBadInput;
   } catch (const tl::BackendUnsupportedError& error) {
-    std::cerr << "tlconform: refused (" << error.code_name() << "): " << error.what() << "\n";
+    std::cerr << "tlconform: refused (" << error.code_name() << "): " << tl::terminal_text(error.what()) << "\n";
     return kExitFailed;
   } catch (const tl::RosterError& error) {
-    std::cerr << "tlconform: roster error: " << error.what() << "\n";
+    std::cerr << "tlconform: roster error: " << tl::terminal_text(error.what()) << "\n";
     return kExitUsage;
   } catch (const tl::PythonError& error) {
-    std::cerr << "tlconform: " << error.what() << "\n" << error.traceback();
+    std::cerr << "tlconform: " << tl::terminal_text(error.what()) << "\n" << tl::terminal_text(error.traceback());
     return kExitFailed;
   } catch (const std::exception& error) {
-    std::cerr << "tlconform: " << error.what() << "\n";
+    std::cerr << "tlconform: " << tl::terminal_text(error.what()) << "\n";
     return kExitFailed;
   }
 }

@@ -4,6 +4,8 @@
 #include <memory>
 #include <stdexcept>
 
+#include "harness/text_escape.h"
+
 namespace tl {
 namespace backends {
 namespace {
@@ -33,7 +35,7 @@ const BackendSpec& spec(std::string_view name) {
     std::string known;
     for (const std::string& each : names()) known += (known.empty() ? "" : ", ") + each;
     throw BackendUnsupportedError(RefusalCode::BackendUnknown, std::string(name),
-                                  "no backend is called '" + std::string(name) + "' (known: " + known + ")");
+                                  "no backend is called '" + terminal_line(name) + "' (known: " + known + ")");
   }
   return *found->second;
 }

@@ -35,7 +35,8 @@ struct BackendSpec {
   std::string distribution;              // the framework's package name
   std::string supported_range;           // e.g. ">=0.13.0,<0.14"
   std::string pinned_version;            // the version the pinned CI leg runs
-  std::string install_extra;             // e.g. "torchlens[tinygrad]"
+  std::string install_extra;             // this distribution's pip extra, e.g. "tlconform[tinygrad]"
+  std::string spec_install_extra;        // the extra the backend's page names (its upstream's), e.g. "torchlens[tinygrad]"
   std::string maturity;                  // "preview" or "stable"
   std::string materialization;           // "lazy" or "eager"
   std::string device;                    // what live payloads need, e.g. "DEV=PYTHON"

@@ -1,7 +1,10 @@
 #include "harness/cell_process.h"
 
+#include "harness/channel_key.h"
 #include "harness/json_file.h"
+#include "harness/text_escape.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -39,11 +42,47 @@ std::string cause_line(const ChildOutcome& outcome) {
   return trimmed(last);
 }
 
+// What the cell printed, as text every writer takes: bytes that are not UTF-8 become U+FFFD, so a
+// forward's stray byte cannot stop a record, a card or a report being written.
 std::string captured_output(const ChildOutcome& outcome) {
   std::string text;
   if (!trimmed(outcome.stdout_text).empty()) text += "--- cell stdout ---\n" + trimmed(outcome.stdout_text, SIZE_MAX) + "\n";
   if (!trimmed(outcome.stderr_text).empty()) text += "--- cell stderr ---\n" + trimmed(outcome.stderr_text, SIZE_MAX) + "\n";
-  return text;
+  return utf8_repaired(text);
+}
+
+// What the channel said: the phase reached and the result, from signed lines only. A line that is
+// not signed with the cell's key was written by something else in the cell process (its forward):
+// it is kept, for the verdict, and nothing after it is believed.
+struct ChannelReport {
+  std::string phase;
+  std::optional<CellResult> result;
+  std::string unreadable;  // why a signed line could not be read
+  std::string foreign;     // the first line not signed with the key
+};
+
+ChannelReport read_channel(const ChildOutcome& outcome) {
+  ChannelReport report;
+  std::istringstream lines(outcome.result_text);
+  for (std::string line; std::getline(lines, line);) {
+    const std::optional<std::string> payload = verified_payload(outcome.result_key, line);
+    if (!payload) {
+      report.foreign = line;
+      break;
+    }
+    try {
+      const nlohmann::json entry = parse_json(*payload, "the cell's result channel");
+      if (entry.contains("phase")) {
+        report.phase = entry.at("phase").get<std::string>();
+      } else {
+        report.result = CellResult::from_json(entry.at("result"));
+      }
+    } catch (const std::exception& error) {
+      report.unreadable = error.what();
+      break;
+    }
+  }
+  return report;
 }
 
 }  // namespace
@@ -65,32 +104,19 @@ ChildSpec cell_child_spec(std::vector<std::string> argv, const CellLimits& limit
   spec.time_limit = limits.time;
   spec.memory_limit = limits.memory;
   spec.result_channel = true;
+  spec.result_key = new_channel_key();
   spec.output_budget = kCellOutputBudget;
   return spec;
 }
 
 // One decision table, read top to bottom: the first matching outcome (memory, time, signal,
-// sanitizer, no result, wrong id, inconsistent exit code) decides the state.
-CellResult cell_result_from_child(const ChildOutcome& outcome, CellResult identity, const CellLimits& limits) {
-  // The channel: phase lines, then one result line. A line cut short or garbled ends the reading.
-  std::string phase;
-  std::optional<CellResult> reported;
-  std::string unreadable;
-  std::istringstream lines(outcome.result_text);
-  for (std::string line; std::getline(lines, line);) {
-    try {
-      const nlohmann::json entry = parse_json(line, "the cell's result channel");
-      if (entry.contains("phase")) {
-        phase = entry.at("phase").get<std::string>();
-      } else {
-        reported = CellResult::from_json(entry.at("result"));
-      }
-    } catch (const std::exception& error) {
-      unreadable = error.what();
-      break;
-    }
-  }
-  const std::string during = phase.empty() ? "before it reached its first phase" : "during phase " + phase;
+// sanitizer, a foreign line, no result, wrong id, a self-contradicting result, inconsistent exit
+// code) decides the state.
+CellResult cell_result_from_child(const ChildOutcome& outcome, CellResult identity, const CellLimits& limits,
+                                  const std::string& xfail) {
+  const ChannelReport channel = read_channel(outcome);
+  const std::optional<CellResult>& reported = channel.result;
+  const std::string during = channel.phase.empty() ? "before it reached its first phase" : "during phase " + channel.phase;
   const std::string output = captured_output(outcome);
   CellResult& cell = identity;
   cell.output = output;
@@ -98,6 +124,9 @@ CellResult cell_result_from_child(const ChildOutcome& outcome, CellResult identi
     cell.state = CellState::Failed;
     cell.message = "memory limit: the cell's processes held " + human_bytes(outcome.peak_resident) + ", over the limit of " +
                    human_bytes(limits.memory) + " per cell (--memory), " + during;
+    // xfail names a limit of the backend; the memory limit is this run's (--memory, --jobs), so
+    // an expected failure never hides it.
+    if (!xfail.empty()) cell.message += " (the row's xfail does not cover it: the memory limit is the run's, not the backend's)";
   } else if (outcome.timed_out) {
     cell.state = CellState::TimedOut;
     cell.message =
@@ -112,15 +141,25 @@ CellResult cell_result_from_child(const ChildOutcome& outcome, CellResult identi
     cell.state = CellState::Crashed;
     cell.message =
         "crashed: a sanitizer stopped the cell process (exit code " + std::to_string(outcome.exit_code) + ") " + during;
+  } else if (!channel.foreign.empty()) {
+    cell.state = CellState::HarnessError;
+    cell.message =
+        "the cell's result channel carries a line the cell's harness did not sign (something in the cell "
+        "process, such as its forward, wrote to descriptor " +
+        std::to_string(kResultFd) + "), " + during + ": " + utf8_repaired(trimmed(channel.foreign, 120));
   } else if (!reported) {
     cell.state = CellState::HarnessError;
     cell.message = "the cell process exited with code " + std::to_string(outcome.exit_code) + " without reporting a result " +
-                   during + (unreadable.empty() ? "" : " (its result line is unreadable: " + trimmed(unreadable) + ")");
+                   during +
+                   (channel.unreadable.empty() ? "" : " (its result line is unreadable: " + trimmed(channel.unreadable) + ")");
     const std::string cause = cause_line(outcome);
     if (!cause.empty()) cell.message += ": " + cause;
   } else if (reported->id != identity.id) {
     cell.state = CellState::HarnessError;
     cell.message = "the cell process reported a result for '" + trimmed(reported->id, 120) + "', not '" + identity.id + "'";
+  } else if (const std::optional<std::string> contradiction = reported->contradiction()) {
+    cell.state = CellState::HarnessError;
+    cell.message = "the cell process reported a result that contradicts itself: " + *contradiction;
   } else if (cell_exit_code(reported->state) != outcome.exit_code) {
     cell.state = CellState::HarnessError;
     cell.message = std::string("the cell process reported ") + to_string(reported->state) + " but exited with code " +
@@ -134,11 +173,31 @@ CellResult cell_result_from_child(const ChildOutcome& outcome, CellResult identi
     cell.message +=
         "; " + std::to_string(outcome.leftovers_killed) + " process(es) it started were still running and were killed";
   }
+  cell.message = utf8_repaired(cell.message);  // it may quote the cell's own output
   return cell;
 }
 
+ResultChannel ResultChannel::open(int result_fd, int key_fd) {
+  std::string key;
+  char buffer[256];
+  for (;;) {
+    const ssize_t got = ::read(key_fd, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    key.append(buffer, static_cast<std::size_t>(got));
+    if (key.size() > 1024) break;  // far more than a key: stop reading, and refuse it below
+  }
+  ::close(key_fd);
+  if (key.empty() || key.size() > 1024) {
+    throw std::runtime_error("no key for the result channel on descriptor " + std::to_string(key_fd) +
+                             " (tlconform run and cell --isolate hand one over)");
+  }
+  ::fcntl(result_fd, F_SETFD, FD_CLOEXEC);  // a process the forward starts does not inherit the channel
+  return ResultChannel(result_fd, std::move(key));
+}
+
 void ResultChannel::line(const std::string& text) const {
-  const std::string data = text + "\n";
+  const std::string data = signed_line(key_, text) + "\n";
   std::size_t written = 0;
   while (written < data.size()) {
     const ssize_t n = ::write(fd_, data.data() + written, data.size() - written);
@@ -148,8 +207,8 @@ void ResultChannel::line(const std::string& text) const {
   }
 }
 
-void ResultChannel::phase(const std::string& name) const { line(nlohmann::json{{"phase", name}}.dump()); }
+void ResultChannel::phase(const std::string& name) const { line(json_text(nlohmann::json{{"phase", name}})); }
 
-void ResultChannel::result(const CellResult& result) const { line(nlohmann::json{{"result", result.to_json()}}.dump()); }
+void ResultChannel::result(const CellResult& result) const { line(json_text(nlohmann::json{{"result", result.to_json()}})); }
 
 }  // namespace tl

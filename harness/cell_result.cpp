@@ -20,6 +20,14 @@ std::vector<std::string> CellResult::failed_checks() const {
   return failed;
 }
 
+std::optional<std::string> CellResult::contradiction() const {
+  if (state != CellState::Passed && state != CellState::UnexpectedPass) return std::nullopt;
+  for (const Check& check : checks) {
+    if (!check.passed) return std::string("its state is ") + to_string(state) + " but its check " + check.name + " failed";
+  }
+  return std::nullopt;
+}
+
 nlohmann::json CellResult::to_json() const {
   nlohmann::json json{{"id", id}, {"family", family}, {"roster", roster.str()}, {"state", to_string(state)}};
   if (!message.empty()) json["message"] = message;

@@ -37,6 +37,11 @@ struct CellResult {
   // Every check that failed, one per line ("name: detail").
   std::vector<std::string> failed_checks() const;
 
+  // What makes this result contradict itself, or nullopt: a passing state (passed, unexpected_pass)
+  // beside a check of its own that failed. A record like that was edited or corrupted, not written
+  // by a cell.
+  std::optional<std::string> contradiction() const;
+
   nlohmann::json to_json() const;
   static CellResult from_json(const nlohmann::json& json);
 };

@@ -90,8 +90,28 @@ void drain(int& fd, BoundedText& into, std::size_t limit = SIZE_MAX) {
   }
 }
 
+// A pipe whose ends sit at descriptor 10 or above, so the child's dup2 onto 0..4 never lands on
+// another pipe end it still has to move.
 void make_pipe(int fds[2]) {
   if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  for (int i = 0; i < 2; ++i) {
+    const int moved = ::fcntl(fds[i], F_DUPFD_CLOEXEC, 10);
+    if (moved < 0) throw std::runtime_error(std::string("fcntl: ") + std::strerror(errno));
+    ::close(fds[i]);
+    fds[i] = moved;
+  }
+}
+
+// Hands `key` to the child: written whole into the pipe (far below its buffer size), then closed,
+// so the child reads the key and then end of file.
+void write_key(int fd, const std::string& key) {
+  for (std::size_t written = 0; written < key.size();) {
+    const ssize_t n = ::write(fd, key.data() + written, key.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw std::runtime_error(std::string("cannot hand the cell its key: ") + std::strerror(errno));
+    written += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
 }
 
 Running start(const ChildSpec& spec, std::size_t index) {
@@ -100,6 +120,12 @@ Running start(const ChildSpec& spec, std::size_t index) {
   int pipes[3][2] = {{-1, -1}, {-1, -1}, {-1, -1}};
   const int streams = spec.result_channel ? 3 : 2;
   for (int i = 0; i < streams; ++i) make_pipe(pipes[i]);
+  int key_pipe[2] = {-1, -1};
+  if (spec.result_channel) {
+    make_pipe(key_pipe);
+    write_key(key_pipe[1], spec.result_key);
+  }
+  child.outcome.result_key = spec.result_key;
   const int null_input = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   std::vector<char*> argv;
   argv.reserve(spec.argv.size() + 1);
@@ -119,16 +145,14 @@ Running start(const ChildSpec& spec, std::size_t index) {
     ::dup2(pipes[0][1], STDOUT_FILENO);
     ::dup2(pipes[1][1], STDERR_FILENO);
     if (spec.result_channel) {
-      if (pipes[2][1] == kResultFd) {
-        ::fcntl(kResultFd, F_SETFD, 0);
-      } else {
-        ::dup2(pipes[2][1], kResultFd);
-      }
+      ::dup2(pipes[2][1], kResultFd);
+      ::dup2(key_pipe[0], kResultKeyFd);
     }
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }
   if (null_input >= 0) ::close(null_input);
+  if (key_pipe[0] >= 0) ::close(key_pipe[0]);
   for (int i = 0; i < streams; ++i) {
     ::close(pipes[i][1]);
     child.fds[i] = pipes[i][0];

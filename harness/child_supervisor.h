@@ -13,16 +13,20 @@
 
 namespace tl {
 
-// The descriptor a child with a result channel writes its result to (see ChildSpec).
+// The descriptors of a child with a result channel (see ChildSpec): it writes its result to the
+// first, and reads the key that signs it from the second (cell_process.h).
 constexpr int kResultFd = 3;
+constexpr int kResultKeyFd = 4;
 
 struct ChildSpec {
   std::vector<std::string> argv;  // argv[0] is an executable path
   std::chrono::seconds time_limit{600};
   // Resident memory the child and everything it started may hold together; 0 means no limit.
   std::uint64_t memory_limit = 0;
-  // The child gets a pipe at kResultFd for its result, apart from its stdout and stderr.
+  // The child gets a pipe at kResultFd for its result, apart from its stdout and stderr, and a pipe
+  // at kResultKeyFd holding `result_key` (then end of file), which it reads before it runs anything.
   bool result_channel = false;
+  std::string result_key;
   // stdout and stderr are each kept to their first and last bytes within this budget.
   std::size_t output_budget = 1 << 20;
 };
@@ -36,6 +40,7 @@ struct ChildOutcome {
   std::string stdout_text;          // head and tail within the budget, a marker where bytes were dropped
   std::string stderr_text;
   std::string result_text;  // what arrived on the result channel (bounded too)
+  std::string result_key;   // the key the child was given (ChildSpec::result_key)
   double seconds = 0.0;
   int leftovers_killed = 0;  // processes it started that were still running when it ended
 };

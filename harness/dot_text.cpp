@@ -22,37 +22,6 @@ std::string dot_quoted(std::string_view text) {
   return out + "\"";
 }
 
-std::string html_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      case '\n':
-      case '\t':
-        out += c;
-        break;
-      default:
-        out += is_control(c) ? ' ' : c;
-    }
-  }
-  return out;
-}
-
 std::string dot_html(std::string_view text) {
   // A label has no line breaks of its own: every control character, newline and tab too, is a space.
   std::string flat(text);

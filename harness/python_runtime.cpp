@@ -95,20 +95,42 @@ const RuntimeInfo& python_runtime() {
   return info;
 }
 
+namespace {
+
+// str(value) as UTF-8 whatever it holds: a lone surrogate (which UTF-8 cannot carry) is written as
+// its \udcxx escape instead of failing the conversion and losing the message.
+std::string text_of(const py::handle& value) {
+  const py::str text(value);
+  PyObject* bytes = PyUnicode_AsEncodedString(text.ptr(), "utf-8", "backslashreplace");
+  if (bytes == nullptr) throw py::error_already_set();
+  std::string out(PyBytes_AS_STRING(bytes), static_cast<std::size_t>(PyBytes_GET_SIZE(bytes)));
+  Py_DECREF(bytes);
+  return out;
+}
+
+}  // namespace
+
 void with_python_errors(const std::function<void()>& body) {
   try {
     body();
   } catch (py::error_already_set& error) {
-    std::string type = error.type() ? py::str(error.type().attr("__name__")).cast<std::string>() : "Error";
-    std::string message = py::str(error.value()).cast<std::string>();
+    std::string type = error.type() ? text_of(error.type().attr("__name__")) : "Error";
+    std::string message = text_of(error.value());
+    // Notes (PEP 678) say where an error arose (a row builder names the layer and its roster line).
+    if (py::hasattr(error.value(), "__notes__")) {
+      for (py::handle note : error.value().attr("__notes__")) message += "\n" + text_of(note);
+    }
     std::string traceback;
     try {
       py::object format = py::module_::import("traceback").attr("format_exception");
-      for (py::handle line : format(error.type(), error.value(), error.trace())) traceback += py::str(line).cast<std::string>();
-    } catch (py::error_already_set&) {
+      // An error raised by C code before any Python frame ran (calling a non-callable) has no traceback.
+      const py::object trace = error.trace() ? error.trace() : py::object(py::none());
+      for (py::handle line : format(error.type(), error.value(), trace)) traceback += text_of(line);
+    } catch (const std::exception&) {
       traceback = "(traceback unavailable)";
     }
-    throw PythonError(std::move(type), std::move(message), std::move(traceback));
+    throw PythonError(std::move(type), std::move(message), std::move(traceback),
+                      std::make_shared<const py::error_already_set>(error));
   }
 }
 

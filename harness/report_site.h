@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/dot_text.h"  // html_escape
+#include "harness/text_escape.h"  // html_escape
 
 namespace tl {
 

@@ -7,11 +7,13 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <map>
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include "harness/cell_kinds.h"
 #include "harness/dtype.h"
@@ -88,9 +90,25 @@ std::optional<std::string> element_problem(const DType& dtype, double value) {
 
 class Reader {
  public:
-  Reader(std::string file, const RosterVocabulary& vocabulary) : file_(std::move(file)), vocabulary_(vocabulary) {}
+  Reader(std::string file, std::string text, const RosterVocabulary& vocabulary)
+      : file_(std::move(file)), text_(std::move(text)), vocabulary_(vocabulary) {}
 
   SourceLocation at(const YAML::Node& node) const { return {file_, node.Mark().line + 1}; }
+
+  // Where the text of a scalar begins: its own line, or the next one for a block scalar (`|`, `>`),
+  // whose text starts below the indicator. Python source from the roster is compiled to report
+  // these lines, so a traceback through `setup` or `forward` names the roster's lines.
+  SourceLocation text_at(const YAML::Node& node) const {
+    SourceLocation where = at(node);
+    std::size_t pos = static_cast<std::size_t>(std::max(node.Mark().pos, 0));
+    // An anchor (&name) or a tag (!tag) may stand before the indicator.
+    while (pos < text_.size() && (text_[pos] == '&' || text_[pos] == '!')) {
+      while (pos < text_.size() && text_[pos] != ' ' && text_[pos] != '\n') ++pos;
+      while (pos < text_.size() && text_[pos] == ' ') ++pos;
+    }
+    if (pos < text_.size() && (text_[pos] == '|' || text_[pos] == '>')) ++where.line;
+    return where;
+  }
   [[noreturn]] void fail(const YAML::Node& node, const std::string& message) const { throw RosterError(at(node), message); }
 
   // Counts `count` values or entries against the file's budget. The error cites the last key read:
@@ -425,11 +443,12 @@ class Reader {
     return expect;
   }
 
-  // `requires:` is a list of features the backend declares and version ranges of its framework.
+  // `requires:` is a list of features the backend declares and version ranges of its framework
+  // (empty: the row requires nothing). A range is read whole here, so a bad one is this line's
+  // error, not a harness error in every run of the cell.
   std::vector<Requirement> requirements(const YAML::Node& node) const {
     const std::string& distribution = vocabulary_.distribution;
-    if (!node.IsSequence() || node.size() == 0)
-      fail(node, "requires must be a list such as [bf16] or [" + distribution + ">=1.0]");
+    if (!node.IsSequence()) fail(node, "requires must be a list such as [bf16] or [" + distribution + ">=1.0]");
     std::vector<Requirement> result;
     for (const auto& item : node) {
       const std::string text = scalar(item, "requires");
@@ -439,7 +458,7 @@ class Reader {
       if (is_range) {
         requirement.version_range = text.substr(distribution.size());
         try {
-          version_in_range("0", requirement.version_range);
+          parse_version_range(requirement.version_range);
         } catch (const std::invalid_argument& error) {
           fail(item, "'" + text + "' is not a version range such as " + distribution + ">=0.13,<0.14: " + error.what());
         }
@@ -525,6 +544,7 @@ class Reader {
                      row.layers = layers(value);
                    } else if (key == "setup") {
                      row.setup = scalar(value, "setup");
+                     row.setup_where = text_at(value);
                    } else if (key == "capability") {
                      row.capability = scalar(value, "capability");
                      if (!capability_proofs().contains(row.capability))
@@ -549,17 +569,20 @@ class Reader {
                      row.options = trace_options_from(spelled);
                    } else if (key == "forward") {
                      row.forward = scalar(value, "forward");
-                     row.forward_where = at(value);
+                     row.forward_where = text_at(value);
                    } else {
                      row.expect = expectations(value, capture_key);
                    }
                  });
     check_row(row, node, has_family, capture_key);
+    // A row without `expect:` expects the defaults; what they decide is cited at the row's line.
+    if (row.expect.where.line == 0) row.expect.where = row.where;
     return row;
   }
 
  private:
   std::string file_;
+  std::string text_;  // the file as read, for text_at
   const RosterVocabulary& vocabulary_;
   mutable std::size_t spent_ = 0;  // values and entries walked so far (see kMaxFileValues)
   mutable int last_key_line_ = 0;  // line of the last mapping key read
@@ -599,12 +622,15 @@ std::string display_path(const std::string& path) {
 
 Roster load_roster(const std::string& path, const RosterVocabulary& vocabulary) {
   Roster roster{display_path(path), {}};
-  const Reader reader(roster.file, vocabulary);
+  std::ifstream in(path, std::ios::binary);
+  if (!in.is_open() || std::filesystem::is_directory(path)) throw RosterError({roster.file, 0}, "cannot read the roster file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw RosterError({roster.file, 0}, "cannot read the roster file");
+  const Reader reader(roster.file, text.str(), vocabulary);
   YAML::Node document;
   try {
-    document = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw RosterError({roster.file, 0}, "cannot read the roster file");
+    document = YAML::Load(text.str());
   } catch (const YAML::DeepRecursion& error) {
     throw RosterError({roster.file, error.mark.line + 1},
                       "malformed YAML: nested more than " + std::to_string(error.depth()) + " levels deep");

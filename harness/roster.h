@@ -98,6 +98,7 @@ struct RosterRow {
   // Python run after seeding and before the tensors, in the row's scope: how an ecosystem row
   // builds a model by import path (e.g. `from tinygrad.llm.model import TransformerBlock`).
   std::string setup;
+  SourceLocation setup_where;  // the `setup:` key, so a traceback through it names roster lines
   // Trace options, parsed as the roster loads (module_identity_mode, random_seed, capability
   // requests such as backward_capture: true; any other name lands in `other`, which the backend
   // must refuse).

@@ -21,6 +21,7 @@
 #include "harness/atomic_file.h"
 #include "harness/backend_registry.h"
 #include "harness/json_file.h"
+#include "harness/text_escape.h"
 #include "harness/trace.h"
 
 namespace tl {
@@ -29,9 +30,12 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// Sizes a reader accepts before it allocates anything.
+// Sizes a reader accepts before it allocates anything: the header, one op's declared shape, and
+// every payload of a bundle together (far above any trace DEV=PYTHON can capture; a bundle that
+// declares more is refused before a byte of it is read, whatever the file's size on disk).
 constexpr std::uint64_t kMaxHeaderBytes = 64ULL << 20;
 constexpr std::uint64_t kMaxPayloadBytes = 1ULL << 34;
+constexpr std::uint64_t kMaxBundlePayloadBytes = 1ULL << 30;
 
 const std::map<std::string, std::string>& safetensors_names() {
   static const std::map<std::string, std::string> names{
@@ -70,7 +74,7 @@ std::string safetensors_bytes(const Trace& trace) {
     offset += payload->bytes.size();
   }
   header["__metadata__"] = {{"format", "tlspec"}};
-  std::string text = header.dump();
+  std::string text = json_text(header);
   text.append((8 - text.size() % 8) % 8, ' ');  // keep the data 8-byte aligned
   std::string bytes(8, '\0');
   const std::uint64_t length = text.size();
@@ -158,7 +162,20 @@ bool is_op_number(const std::string& digits) {
          std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// Reads payloads.safetensors into the ops, checking every size and offset against the file.
+// One tensor of the safetensors header, checked but not yet read.
+struct PayloadEntry {
+  std::string name;
+  bool is_grad = false;
+  std::size_t op = 0;
+  Payload payload;  // dtype and shape; bytes read last
+  std::uint64_t begin = 0;
+  std::uint64_t end = 0;
+};
+
+// Reads payloads.safetensors into the ops. Every size and offset is checked against the manifest,
+// the file and each other before anything is allocated or read: the tensors must tile the data
+// section exactly (as safetensors itself requires: no overlap, no gap, nothing after), and together
+// stay within kMaxBundlePayloadBytes.
 void read_payloads(const fs::path& file, Trace& trace) {
   const RegularFile in(file.string());  // never blocks: a FIFO is refused
   const std::uint64_t size = in.size();
@@ -173,7 +190,7 @@ void read_payloads(const fs::path& file, Trace& trace) {
   const json header = parse_json(header_text, file.string() + " header");
   if (!header.is_object()) reject(file, "header is not a JSON object");
   const std::uint64_t data_size = size - 8 - header_length;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> spans;
+  std::vector<PayloadEntry> entries;
   for (const auto& [name, entry] : header.items()) {
     if (name == "__metadata__") continue;
     const auto dot = name.find('.');
@@ -196,26 +213,76 @@ void read_payloads(const fs::path& file, Trace& trace) {
     if (end - begin != needed) {
       reject(file, name + " holds " + std::to_string(end - begin) + " bytes, its dtype and shape need " + std::to_string(needed));
     }
-    Op& op = trace.ops[index];
+    const Op& op = trace.ops[index];
     if (payload.dtype != op.dtype || payload.shape != op.shape)
       reject(file, name + " does not match op " + op.label + "'s dtype and shape");
-    spans.emplace_back(begin, end);
-    payload.bytes.resize(end - begin);
-    in.read_at(8 + header_length + begin, payload.bytes.data(), payload.bytes.size());
-    (kind == "out" ? op.out : op.grad) = std::move(payload);
+    entries.push_back({name, kind == "grad", index, std::move(payload), begin, end});
   }
-  std::sort(spans.begin(), spans.end());
-  for (std::size_t i = 1; i < spans.size(); ++i) {
-    if (spans[i].first < spans[i - 1].second) reject(file, "two tensors overlap in the data section");
-  }
+  std::vector<bool> has_out(trace.ops.size(), false);
+  for (const PayloadEntry& entry : entries) has_out[entry.op] = has_out[entry.op] || !entry.is_grad;
   for (const Op& op : trace.ops) {
-    if (!op.out) reject(file, "has no payload for op " + op.label);
+    if (!has_out[op.index]) reject(file, "has no payload for op " + op.label);
   }
+  std::sort(entries.begin(), entries.end(), [](const PayloadEntry& a, const PayloadEntry& b) { return a.begin < b.begin; });
+  std::uint64_t covered = 0;
+  for (const PayloadEntry& entry : entries) {
+    if (entry.begin < covered) reject(file, "tensors " + entry.name + " and the one before it overlap in the data section");
+    if (entry.begin > covered)
+      reject(file,
+             "the data section has " + std::to_string(entry.begin - covered) + " bytes no tensor declares, before " + entry.name);
+    covered = entry.end;
+  }
+  if (covered != data_size) {
+    reject(file,
+           "the data section holds " + std::to_string(data_size) + " bytes, and its tensors declare " + std::to_string(covered));
+  }
+  if (covered > kMaxBundlePayloadBytes) {
+    reject(file, "declares " + std::to_string(covered) + " payload bytes, more than the " +
+                     std::to_string(kMaxBundlePayloadBytes) + " a bundle may hold");
+  }
+  // Only now, every size known to be sane and within the file: the bytes.
+  for (PayloadEntry& entry : entries) {
+    entry.payload.bytes.resize(entry.end - entry.begin);
+    in.read_at(8 + header_length + entry.begin, entry.payload.bytes.data(), entry.payload.bytes.size());
+    Op& op = trace.ops[entry.op];
+    (entry.is_grad ? op.grad : op.out) = std::move(entry.payload);
+  }
+}
+
+// Written beside the target and swapped into place: a killed save leaves the old bundle intact.
+void save_bundle(const std::string& directory, const json& manifest, const std::optional<std::string>& payloads) {
+  const fs::path target = bundle_path(directory);
+  check_bundle_target(target.string());
+  fs::create_directories(target.parent_path());
+  const std::string staging_prefix = "." + target.filename().string() + ".staging-";
+  remove_abandoned_staging(target.parent_path(), staging_prefix);
+  const fs::path staging = target.parent_path() / (staging_prefix + std::to_string(::getpid()));
+  fs::remove_all(staging);
+  fs::create_directory(staging);
+  try {
+    write_file_atomically((staging / kTlspecManifest).string(), json_text(manifest, 2) + "\n");
+    if (payloads) write_file_atomically((staging / kTlspecPayloads).string(), *payloads);
+    if (fs::exists(target)) {
+      // One atomic exchange: the target path never lacks a whole bundle, even for an instant.
+      if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) != 0) {
+        throw TlspecError(target.string() + ": cannot replace the bundle: " + std::strerror(errno));
+      }
+    } else {
+      fs::rename(staging, target);
+    }
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove_all(staging, ignored);  // a failed save leaves nothing behind
+    throw;
+  }
+  std::error_code ignored;
+  fs::remove_all(staging, ignored);  // after an exchange: the old bundle
 }
 
 }  // namespace
 
 fs::path bundle_path(const std::string& directory) {
+  if (directory.empty()) throw TlspecError("no bundle path given: name the directory to save the .tlspec bundle in");
   fs::path path = fs::absolute(directory).lexically_normal();
   if (path.filename().empty()) path = path.parent_path();  // `newdir/` names newdir
   return path;
@@ -271,33 +338,12 @@ void Trace::save(const std::string& directory, bool with_payloads) const {
                                {"module", op.module},
                                {"call_site", op.call_site}});
   }
-  // Written beside the target and swapped into place: a killed save leaves the old bundle intact.
-  const fs::path target = bundle_path(directory);
-  check_bundle_target(target.string());
-  fs::create_directories(target.parent_path());
-  const std::string staging_prefix = "." + target.filename().string() + ".staging-";
-  remove_abandoned_staging(target.parent_path(), staging_prefix);
-  const fs::path staging = target.parent_path() / (staging_prefix + std::to_string(::getpid()));
-  fs::remove_all(staging);
-  fs::create_directory(staging);
   try {
-    write_file_atomically((staging / kTlspecManifest).string(), manifest.dump(2) + "\n");
-    if (with_payloads) write_file_atomically((staging / kTlspecPayloads).string(), safetensors_bytes(*this));
-    if (fs::exists(target)) {
-      // One atomic exchange: the target path never lacks a whole bundle, even for an instant.
-      if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) != 0) {
-        throw TlspecError(target.string() + ": cannot replace the bundle: " + std::strerror(errno));
-      }
-    } else {
-      fs::rename(staging, target);
-    }
-  } catch (...) {
-    std::error_code ignored;
-    fs::remove_all(staging, ignored);  // a failed save leaves nothing behind
-    throw;
+    save_bundle(directory, manifest, with_payloads ? std::optional<std::string>(safetensors_bytes(*this)) : std::nullopt);
+  } catch (const fs::filesystem_error& error) {
+    // A path the filesystem refuses (no permission, a file in the way, a name too long) says which.
+    throw TlspecError(bundle_path(directory).string() + ": cannot save the bundle: " + error.code().message());
   }
-  std::error_code ignored;
-  fs::remove_all(staging, ignored);  // after an exchange: the old bundle
 }
 
 // Reads the manifest top to bottom (header, options, ops, payload index) and checks each field where
@@ -399,6 +445,7 @@ Trace Trace::load(const std::string& directory) {
         reject(f, "'payloads' must be \"" + std::string(kTlspecPayloads) + "\" or null");
       read_payloads(fs::path(directory) / kTlspecPayloads, trace);
     }
+    trace.loaded_from = bundle_path(directory).string();
     return trace;  // audit-only: live stays null
   } catch (const InputFileError& error) {
     throw TlspecError(error.what());  // missing, not a regular file, too large, not JSON, too deep: named by path

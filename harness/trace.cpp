@@ -42,18 +42,31 @@ std::vector<const Op*> Trace::input_ops() const {
   return result;
 }
 
-ValidationStatus Trace::validate(const std::vector<Payload>& outputs) const {
-  if (!live) {
-    throw BackendUnsupportedError(RefusalCode::LivePayloadsRequired, backend,
-                                  "this trace is audit-only (loaded from .tlspec, or captured on " + device + ")");
+namespace {
+
+// Why a trace has no live payloads, in its own terms: loaded from a bundle (which keeps payloads,
+// not the framework's graph) or captured on a device whose payloads are not live.
+std::string audit_only_reason(const Trace& trace) {
+  if (!trace.loaded_from.empty()) {
+    return "this trace was loaded from the .tlspec bundle " + trace.loaded_from +
+           ", which keeps its payloads but not the live graph (it was captured on " + trace.device + ")";
   }
+  return "this trace was captured on device " + trace.device + ", where the backend's payloads are not live";
+}
+
+}  // namespace
+
+ValidationStatus Trace::validate(const std::vector<Payload>& outputs) const {
+  if (!live)
+    throw BackendUnsupportedError(RefusalCode::LivePayloadsRequired, backend,
+                                  "replay needs live payloads; " + audit_only_reason(*this));
   return live->validate(*this, outputs);
 }
 
 void Trace::derive_grads(const GradOptions& grad_options) {
   if (!live) {
     throw BackendUnsupportedError(RefusalCode::LivePayloadsRequired, backend,
-                                  "derived gradients need live payloads; this trace is audit-only");
+                                  "derived gradients need live payloads; " + audit_only_reason(*this));
   }
   if (!grad_options.intermediate_grads) throw std::invalid_argument("derive_grads needs GradOptions{.intermediate_grads = true}");
   live->derive_grads(*this, grad_options);

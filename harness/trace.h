@@ -79,6 +79,7 @@ class Trace {
   CaptureStats stats;
   TraceOptions options;             // what the capture was asked for
   std::shared_ptr<LiveGraph> live;  // null for audit-only traces (loaded, or not on DEV=PYTHON)
+  std::string loaded_from;          // the bundle Trace::load read it from; empty for a capture
 
   std::size_t size() const { return ops.size(); }
   std::vector<const Op*> output_ops() const;

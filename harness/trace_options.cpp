@@ -43,7 +43,7 @@ TraceOptions trace_options_from(const std::map<std::string, std::string>& spelle
     else if (name == "intermediate_grads")
       options.grad_options.intermediate_grads = flag;
     else if (name == "random_seed")
-      options.random_seed = parse_unsigned(text);
+      options.random_seed = std::to_string(*parse_unsigned(text));
     else if (name == "backward_capture")
       options.requests.backward_capture = flag;
     else if (name == "fastlog")

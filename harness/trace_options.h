@@ -33,7 +33,9 @@ struct TraceOptions {
   std::string backend;  // the backend tl::trace sends the call to (e.g. "tinygrad"); a protocol fills in its own
   CaptureOptions capture;
   GradOptions grad_options;
-  std::optional<std::uint64_t> random_seed;  // refused: seed the framework yourself before building
+  // Refused whatever it is (seed the framework yourself before building), so it is kept as the
+  // caller wrote it, in decimal: a refusal names the seed that was given, not a wrapped-around one.
+  std::optional<std::string> random_seed;
   CapabilityRequests requests;
   // Any other trace option, by name and value as the caller spelled it (refused, naming it).
   std::map<std::string, std::string> other;

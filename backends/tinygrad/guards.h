@@ -1,6 +1,9 @@
 // In-forward hazards refused at the call, before the effect: tinygrad execution (realize, numpy,
 // tolist, item, TinyJit), writes into an input (assign, replace, setitem, +=, also through a view),
-// and draws from tinygrad's RNG. The patches live only while the forward runs.
+// and draws from tinygrad's RNG. The patches live only while the forward runs and act only on the
+// tracing thread's calls: another thread's tinygrad work goes on as usual, and keeps its op labels
+// (tinygrad's metadata) to itself. Captures in several threads at once are serialized by the
+// tlconform package (python/tlconform/tracing.py).
 #pragma once
 
 #include <pybind11/pybind11.h>

@@ -21,8 +21,7 @@ void refuse_unsupported_options(const TraceOptions& options) {
     refuse(RefusalCode::ModuleIdentityModeUnsupported,
            "module_identity_mode \"" + mode + "\" is not a mode of the tinygrad backend");
   }
-  if (options.random_seed)
-    refuse(RefusalCode::ExplicitSeedUnsupported, "random_seed=" + std::to_string(*options.random_seed) + " was given");
+  if (options.random_seed) refuse(RefusalCode::ExplicitSeedUnsupported, "random_seed=" + *options.random_seed + " was given");
   const CapabilityRequests& asked = options.requests;
   if (asked.backward_capture) refuse(RefusalCode::BackwardCaptureUnsupported, "backward capture was requested");
   if (asked.fastlog) refuse(RefusalCode::FastlogUnsupported, "fastlog was requested");

@@ -334,7 +334,9 @@ namespace {
     .distribution = "tinygrad",
     .supported_range = ">=0.13.0,<0.14",
     .pinned_version = "0.13.0",
-    .install_extra = "torchlens[tinygrad]",
+    // This distribution is tlconform; the page is upstream's, and names upstream's extra.
+    .install_extra = "tlconform[tinygrad]",
+    .spec_install_extra = "torchlens[tinygrad]",
     .maturity = "preview",
     .materialization = "lazy",
     .device = "DEV=PYTHON",
@@ -355,7 +357,16 @@ namespace {
                         const char* flag = std::getenv("TORCHLENS_CONFORMANCE_ECOSYSTEM");
                         return flag != nullptr && std::string_view(flag) == "1";
                       },
-                  .how_to_enable = "set TORCHLENS_CONFORMANCE_ECOSYSTEM=1"}},
+                  .how_to_enable = "set TORCHLENS_CONFORMANCE_ECOSYSTEM=1"},
+                 // Rows that take minutes on DEV=PYTHON (a 500-step chain, a transformer block): the
+                 // default stage and the nightly legs run them, the sanitizer stage does not.
+                 {.name = "slow",
+                  .enabled =
+                      [] {
+                        const char* flag = std::getenv("TORCHLENS_CONFORMANCE_SLOW");
+                        return flag != nullptr && std::string_view(flag) == "1";
+                      },
+                  .how_to_enable = "set TORCHLENS_CONFORMANCE_SLOW=1"}},
     .prepare_interpreter = prepare_interpreter,
     .prepare_attached = prepare_attached,
     .probe = [] { return probe(backends::spec(kName)); },

@@ -6,13 +6,14 @@
 #include "backends/tinygrad/runtime.h"
 #include "harness/python_runtime.h"
 #include "harness/roster_python.h"
+#include "harness/text_escape.h"
 
 namespace tl::tinygrad {
 namespace {
 
 // Kept as Python because it *is* Python: the forward is source text from the roster.
 constexpr const char* kBuilder = R"PY(
-import textwrap
+import os, textwrap
 import numpy as np
 from tinygrad import Tensor, dtypes, nn
 
@@ -33,15 +34,24 @@ def _tl_tensor(spec):
     return Tensor(array.tolist(), dtype=getattr(dtypes, spec["dtype"]))
 
 def _tl_build(row):
+    # A path is bytes: a roster file name that is not UTF-8 still names the file in a traceback.
+    row["forward_file"] = os.fsdecode(row["forward_file"])
     if row["seed"] is not None:
         Tensor.manual_seed(row["seed"])
     scope = {"Tensor": Tensor, "dtypes": dtypes, "nn": nn, "np": np, "source_dir": row["source_dir"]}
     if row["setup"]:
-        exec(compile(row["setup"], row["forward_file"], "exec"), scope)
+        # Padded so a traceback's line numbers are the roster file's.
+        padding = "\n" * max(row["setup_line"] - 1, 0)
+        exec(compile(padding + row["setup"], row["forward_file"], "exec"), scope)
     for layer in row["layers"]:
-        built = getattr(nn, layer["type"])(*layer["args"], **layer["kwargs"])
-        for spec in layer["set"]:  # e.g. BatchNorm's running statistics, replacing the built ones
-            setattr(built, spec["name"], _tl_tensor(spec))
+        try:
+            built = getattr(nn, layer["type"])(*layer["args"], **layer["kwargs"])
+            for spec in layer["set"]:  # e.g. BatchNorm's running statistics, replacing the built ones
+                setattr(built, spec["name"], _tl_tensor(spec))
+        except Exception as error:
+            # The frames here are tinygrad's and this builder's: the note names the row's layer.
+            error.add_note(f"while building layer '{layer['name']}' (nn.{layer['type']}) of row '{row['id']}' at {layer['where']}")
+            raise
         scope[layer["name"]] = built
     for spec in row["tensors"]:
         scope[spec["name"]] = _tl_tensor(spec)
@@ -52,15 +62,16 @@ def _tl_build(row):
         body = "return (" + source + ")"
     except SyntaxError:
         body = source
-    # Pad with newlines so a traceback's line numbers are the roster file's.
-    padding = "\n" * max(row["forward_line"] - 1, 0)
+    # Pad with newlines so a traceback's line numbers are the roster file's: the body's first line
+    # is the roster's forward_line, the def line just above it.
+    padding = "\n" * max(row["forward_line"] - 2, 0)
     params = ", ".join(spec["name"] for spec in row["inputs"])
     code = padding + f"def forward({params}):\n" + textwrap.indent(body, "    ") + "\n"
     exec(compile(code, row["forward_file"], "exec"), scope)
     return scope["forward"], inputs
 )PY";
 
-py::object from_json(const nlohmann::json& json) { return py::module_::import("json").attr("loads")(json.dump()); }
+py::object from_json(const nlohmann::json& json) { return py::module_::import("json").attr("loads")(json_text(json)); }
 
 }  // namespace
 
@@ -69,7 +80,10 @@ RowFixture build_row(const RosterRow& row) {
   RowFixture fixture;
   with_python_errors([&] {
     py::dict scope;
-    py::exec(kBuilder, scope);
+    // Compiled under a name that says where it lives: a traceback through it is not a bare <string>.
+    const py::object builtins = py::module_::import("builtins");
+    builtins.attr("exec")(
+        builtins.attr("compile")(kBuilder, "<tlconform row builder: backends/tinygrad/row_fixture.cpp>", "exec"), scope);
     py::dict spec;
     spec["seed"] = row.seed ? py::object(py::int_(*row.seed)) : py::object(py::none());
     py::list layers;
@@ -77,6 +91,7 @@ RowFixture build_row(const RosterRow& row) {
       py::dict entry;
       entry["name"] = layer.name;
       entry["type"] = layer.type;
+      entry["where"] = utf8_repaired(layer.where.str());
       entry["args"] = from_json(layer.args);
       entry["kwargs"] = from_json(layer.kwargs);
       py::list set;
@@ -94,8 +109,10 @@ RowFixture build_row(const RosterRow& row) {
     spec["forward"] = row.forward;
     spec["setup"] = row.setup;
     spec["source_dir"] = TL_SOURCE_DIR;
-    spec["forward_file"] = row.forward_where.file;
+    spec["forward_file"] = py::bytes(row.forward_where.file);
     spec["forward_line"] = row.forward_where.line;
+    spec["setup_line"] = row.setup_where.line;
+    spec["id"] = row.id;
     const py::tuple built = scope["_tl_build"](spec);
     fixture.forward = built[0];
     fixture.inputs = built[1];

@@ -112,7 +112,8 @@ FrameworkProbe probe(const BackendSpec& spec) {
   const std::string& installed = info->version;
   if (installed.empty()) {
     found.rows.push_back({"tinygrad", DoctorStatus::Missing, info->problem,
-                          "install tinygrad==" + spec.pinned_version + " into " + configured_venv()});
+                          "install tinygrad==" + spec.pinned_version + " into " + configured_venv() + " (pip install '" +
+                              spec.install_extra + "' installs a tinygrad in range)"});
   } else if (!info->problem.empty()) {
     found.rows.push_back(
         {"tinygrad", DoctorStatus::Failed, installed + ": " + info->problem, "reinstall tinygrad into the venv"});

@@ -11,13 +11,17 @@
   const shown = document.getElementById("shown");
   let sortKey = "";
   let sortDir = "asc";
+  // The keys a header sorts by: a hash naming anything else (a hand-edited or hostile link) sorts
+  // nothing, rather than reaching a selector or a dataset lookup.
+  const sortKeys = new Set(Array.from(table.tHead.querySelectorAll("th[data-sort]"), (th) => th.dataset.sort));
 
   function readHash() {
     const params = new URLSearchParams(location.hash.slice(1));
     filter.value = params.get("q") || "";
     const wanted = params.get("show") || "all";
     show.value = Array.from(show.options).some((o) => o.value === wanted) ? wanted : "all";
-    sortKey = params.get("sort") || "";
+    const wantedSort = params.get("sort") || "";
+    sortKey = sortKeys.has(wantedSort) ? wantedSort : "";
     sortDir = params.get("dir") === "desc" ? "desc" : "asc";
   }
 
@@ -34,7 +38,8 @@
   // The value a row sorts by: a text field, a number, or a column's state rank then state name.
   function keyOf(row) {
     if (sortKey.startsWith("column-")) {
-      const cell = row.querySelector('td.cell[data-column="' + sortKey.slice(7) + '"]');
+      const column = sortKey.slice(7);
+      const cell = Array.from(row.querySelectorAll("td.cell")).find((td) => td.dataset.column === column);
       return cell ? cell.dataset.rank + cell.dataset.state : "";
     }
     if (sortKey === "ops") return row.dataset.ops === "" ? -1 : Number(row.dataset.ops);

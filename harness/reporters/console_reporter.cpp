@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "harness/reporter.h"
+#include "harness/text_escape.h"
 
 namespace tl {
 namespace {
@@ -14,20 +15,22 @@ class ConsoleReporter : public Reporter {
 
   void cell_finished(const CellResult& result, double seconds, std::size_t done, std::size_t total) override {
     if (total != 0) out_ << "[" << done << "/" << total << "] ";
-    out_ << to_string(result.state) << "\t" << result.id << "\t" << result.roster.str();
+    // What a cell reports comes from its forward and its files: shown, never acted on by the terminal.
+    out_ << to_string(result.state) << "\t" << terminal_line(result.id) << "\t" << terminal_line(result.roster.str());
     if (result.ops) out_ << "\t" << *result.ops << " ops";
     out_ << "\t" << std::fixed << std::setprecision(1) << seconds << " s" << std::defaultfloat;
     if (is_failure(result.state)) {
       const std::vector<std::string> failed = result.failed_checks();
-      for (const std::string& check : failed) out_ << "\n    FAIL " << check.substr(0, 2000);
+      for (const std::string& check : failed) out_ << "\n    FAIL " << terminal_text(check.substr(0, 2000));
       // The message adds what the checks do not say (a traceback, a crash, a limit).
       if (failed.empty() || result.message.find(failed.front()) == std::string::npos)
-        out_ << "\n    " << result.message.substr(0, 2000);
+        out_ << "\n    " << terminal_text(result.message.substr(0, 2000));
       // The cell's own output, its last part: where a forward's prints and tracebacks end up.
       const std::string& output = result.output;
-      if (!output.empty()) out_ << "\n" << (output.size() > 4000 ? "[...]" + output.substr(output.size() - 4000) : output);
+      if (!output.empty())
+        out_ << "\n" << terminal_text(output.size() > 4000 ? "[...]" + output.substr(output.size() - 4000) : output);
     } else if (result.state != CellState::Passed) {
-      out_ << "\t(" << result.message << ")";
+      out_ << "\t(" << terminal_text(result.message) << ")";
     }
     out_ << std::endl;
   }

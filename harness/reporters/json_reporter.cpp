@@ -2,6 +2,7 @@
 #include <ostream>
 
 #include "harness/reporter.h"
+#include "harness/text_escape.h"
 
 namespace tl {
 namespace {
@@ -10,7 +11,7 @@ class JsonReporter : public Reporter {
  public:
   explicit JsonReporter(std::ostream& out) : out_(out) {}
   void cell_finished(const CellResult&, double, std::size_t, std::size_t) override {}
-  void run_finished(const nlohmann::json& card, const std::vector<CellResult>&) override { out_ << card.dump(2) << "\n"; }
+  void run_finished(const nlohmann::json& card, const std::vector<CellResult>&) override { out_ << json_text(card, 2) << "\n"; }
 
  private:
   std::ostream& out_;

@@ -5,37 +5,10 @@
 #include <ostream>
 
 #include "harness/reporter.h"
+#include "harness/text_escape.h"
 
 namespace tl {
 namespace {
-
-std::string xml_escaped(const std::string& text) {
-  std::string escaped;
-  for (unsigned char c : text) {
-    switch (c) {
-      case '&':
-        escaped += "&amp;";
-        break;
-      case '<':
-        escaped += "&lt;";
-        break;
-      case '>':
-        escaped += "&gt;";
-        break;
-      case '"':
-        escaped += "&quot;";
-        break;
-      default:
-        // XML 1.0 has no place for other control characters, even escaped.
-        if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') {
-          escaped += '?';
-        } else {
-          escaped += static_cast<char>(c);
-        }
-    }
-  }
-  return escaped;
-}
 
 class JunitReporter : public Reporter {
  public:
@@ -48,7 +21,7 @@ class JunitReporter : public Reporter {
   void run_finished(const nlohmann::json& card, const std::vector<CellResult>& cells) override {
     std::map<std::string, std::vector<const CellResult*>> families;
     for (const CellResult& cell : cells) families[cell.family].push_back(&cell);
-    out_ << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"" << xml_escaped(card.value("backend", "?"))
+    out_ << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"" << xml_escape(card.value("backend", "?"))
          << " conformance\">\n";
     for (const auto& [family, members] : families) {
       int failures = 0;
@@ -57,7 +30,7 @@ class JunitReporter : public Reporter {
         failures += is_failure(cell->state) ? 1 : 0;
         skipped += !is_failure(cell->state) && cell->state != CellState::Passed ? 1 : 0;
       }
-      out_ << "  <testsuite name=\"" << xml_escaped(family) << "\" tests=\"" << members.size() << "\" failures=\"" << failures
+      out_ << "  <testsuite name=\"" << xml_escape(family) << "\" tests=\"" << members.size() << "\" failures=\"" << failures
            << "\" skipped=\"" << skipped << "\">\n";
       for (const CellResult* cell : members) testcase(*cell);
       out_ << "  </testsuite>\n";
@@ -68,8 +41,8 @@ class JunitReporter : public Reporter {
  private:
   void testcase(const CellResult& cell) {
     const auto took = seconds_.find(cell.id);
-    out_ << "    <testcase classname=\"" << xml_escaped(cell.family) << "\" name=\"" << xml_escaped(cell.id) << "\" file=\""
-         << xml_escaped(cell.roster.file) << "\" line=\"" << cell.roster.line << "\" time=\""
+    out_ << "    <testcase classname=\"" << xml_escape(cell.family) << "\" name=\"" << xml_escape(cell.id) << "\" file=\""
+         << xml_escape(cell.roster.file) << "\" line=\"" << cell.roster.line << "\" time=\""
          << (took == seconds_.end() ? 0.0 : took->second) << "\"";
     if (cell.state == CellState::Passed) {
       out_ << "/>\n";
@@ -79,10 +52,10 @@ class JunitReporter : public Reporter {
     if (is_failure(cell.state)) {
       std::string checks;
       for (const std::string& check : cell.failed_checks()) checks += check + "\n";
-      out_ << "      <failure type=\"" << to_string(cell.state) << "\" message=\"" << xml_escaped(cell.message.substr(0, 1000))
-           << "\">" << xml_escaped(checks + cell.output) << "</failure>\n";
+      out_ << "      <failure type=\"" << to_string(cell.state) << "\" message=\"" << xml_escape(cell.message.substr(0, 1000))
+           << "\">" << xml_escape(checks + cell.output) << "</failure>\n";
     } else {
-      out_ << "      <skipped message=\"" << to_string(cell.state) << ": " << xml_escaped(cell.message.substr(0, 1000))
+      out_ << "      <skipped message=\"" << to_string(cell.state) << ": " << xml_escape(cell.message.substr(0, 1000))
            << "\"/>\n";
     }
     out_ << "    </testcase>\n";

@@ -3,24 +3,10 @@
 #include <ostream>
 
 #include "harness/reporter.h"
+#include "harness/text_escape.h"
 
 namespace tl {
 namespace {
-
-// A table cell holds one line, and a `|` would end it.
-std::string table_text(std::string text) {
-  std::string escaped;
-  for (char c : text) {
-    if (c == '|') {
-      escaped += "\\|";
-    } else if (c == '\n') {
-      escaped += "<br>";
-    } else {
-      escaped += c;
-    }
-  }
-  return escaped;
-}
 
 class MarkdownReporter : public Reporter {
  public:
@@ -29,15 +15,17 @@ class MarkdownReporter : public Reporter {
 
   void run_finished(const nlohmann::json& card, const std::vector<CellResult>& cells) override {
     const nlohmann::json& summary = card["summary"];
-    out_ << "## " << card.value("backend", "?") << " conformance: " << summary["total"].get<int>() << " cells\n\n";
+    out_ << "## " << markdown_escape(card.value("backend", "?")) << " conformance: " << summary["total"].get<int>()
+         << " cells\n\n";
     for (const auto& [state, count] : summary["by_state"].items()) out_ << "- " << state << ": " << count.get<int>() << "\n";
     out_ << "\n| cell | family | state | roster | why |\n|---|---|---|---|---|\n";
     for (const CellResult& cell : cells) {
       std::string why;
       for (const std::string& check : cell.failed_checks()) why += (why.empty() ? "" : "\n") + check;
       if (why.empty() && cell.state != CellState::Passed) why = cell.message;
-      out_ << "| `" << cell.id << "` | " << cell.family << " | " << to_string(cell.state) << " | " << cell.roster.str() << " | "
-           << table_text(why.substr(0, 500)) << " |\n";
+      // Every field is escaped: a message or a roster path holds whatever a forward or a file name did.
+      out_ << "| " << markdown_escape(cell.id) << " | " << markdown_escape(cell.family) << " | " << to_string(cell.state) << " | "
+           << markdown_escape(cell.roster.str()) << " | " << markdown_escape(why.substr(0, 500)) << " |\n";
     }
   }
 

@@ -72,6 +72,7 @@ void bind_spec(py::module_& module) {
       .def_readonly("supported_range", &BackendSpec::supported_range)
       .def_readonly("pinned_version", &BackendSpec::pinned_version)
       .def_readonly("install_extra", &BackendSpec::install_extra)
+      .def_readonly("spec_install_extra", &BackendSpec::spec_install_extra)
       .def_readonly("maturity", &BackendSpec::maturity)
       .def_readonly("materialization", &BackendSpec::materialization)
       .def_readonly("device", &BackendSpec::device)

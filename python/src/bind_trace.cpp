@@ -8,6 +8,7 @@
 #include <string>
 
 #include "harness/backend_registry.h"
+#include "harness/text_escape.h"
 #include "harness/trace.h"
 #include "harness/trace_graph.h"
 #include "python/src/bindings.h"
@@ -59,16 +60,23 @@ void bind_options(py::module_& module) {
           "loss", [](const TraceOptions& o) { return o.grad_options.loss; },
           [](TraceOptions& o, std::string loss) { o.grad_options.loss = std::move(loss); })
       .def_property(
-          "random_seed", [](const TraceOptions& o) { return o.random_seed; },
-          // Any int is taken as given: the backend refuses every seed (explicit_seed_unsupported).
+          "random_seed",
+          [](const TraceOptions& o) -> py::object {
+            if (!o.random_seed) return py::none();
+            return py::module_::import("builtins").attr("int")(*o.random_seed);
+          },
+          // Any int is taken as given, in decimal (-1 stays -1, 2**100 stays 2**100): the backend
+          // refuses every seed (explicit_seed_unsupported), naming the one it was given.
           [](TraceOptions& o, const py::object& seed) {
             if (seed.is_none()) {
               o.random_seed.reset();
               return;
             }
-            const unsigned long long bits = PyLong_AsUnsignedLongLongMask(seed.ptr());
-            if (PyErr_Occurred()) throw py::error_already_set();
-            o.random_seed = static_cast<std::uint64_t>(bits);
+            if (!py::isinstance<py::int_>(seed) || py::isinstance<py::bool_>(seed)) {
+              throw py::type_error("random_seed must be an int or None, not " +
+                                   py::str(py::type::handle_of(seed).attr("__name__")).cast<std::string>());
+            }
+            o.random_seed = py::str(seed).cast<std::string>();
           })
       .def_property(
           "requests",
@@ -127,7 +135,7 @@ void bind_status(py::module_& module) {
       .def_readonly("decisions", &ValidationStatus::decisions)
       .def_readonly("replayed", &ValidationStatus::replayed, "ops re-run in the replay phase")
       .def_property_readonly("passed", &ValidationStatus::passed)
-      .def("to_json", [](const ValidationStatus& s) { return s.to_json().dump(2); })
+      .def("to_json", [](const ValidationStatus& s) { return json_text(s.to_json(), 2); })
       // A status is never silently a bool: `if status:` would be true for a failed one.
       .def("__bool__",
            [](const ValidationStatus&) -> bool {

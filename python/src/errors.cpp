@@ -2,6 +2,8 @@
 // a refusal keeps its registry code, backend, op and remedy.
 #include <string>
 
+#include <pybind11/pybind11.h>
+
 #include "harness/errors.h"
 #include "harness/refusal.h"
 #include "harness/tlspec.h"
@@ -30,6 +32,14 @@ void translate(std::exception_ptr thrown) {
     // Ctrl-C inside the forward stays an interrupt, not an error of the capture.
     if (error.type() == "KeyboardInterrupt") {
       PyErr_SetNone(PyExc_KeyboardInterrupt);
+      return;
+    }
+    if (error.original()) {
+      // The forward's own exception, as its own type (tlconform/errors.py, PythonError).
+      const py::object made =
+          py::module_::import("tlconform.errors")
+              .attr("_forward_error")(error.original()->value(), error.type(), error.traceback(), error.what());
+      PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(made.ptr())), made.ptr());
       return;
     }
     raise("PythonError", error.what(), py::dict(py::arg("type_name") = error.type(), py::arg("traceback") = error.traceback()));

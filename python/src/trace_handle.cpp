@@ -36,7 +36,8 @@ OpView op_at(const std::shared_ptr<TraceHandle>& trace, const py::handle& key) {
   if (!py::isinstance<py::int_>(key) || py::isinstance<py::bool_>(key)) {
     throw py::type_error("ops are looked up by int index or str label");
   }
-  auto index = key.cast<long long>();
+  // Any int: one past what an index can hold (2**63) is clamped, so it is out of range like any other.
+  auto index = static_cast<long long>(PyNumber_AsSsize_t(key.ptr(), nullptr));
   const auto size = static_cast<long long>(snapshot.size());
   if (index < 0) index += size;
   if (index < 0 || index >= size) throw py::index_error("op index out of range (the trace has " + std::to_string(size) + " ops)");

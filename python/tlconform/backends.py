@@ -47,8 +47,13 @@ class BackendSpec:
 
     @property
     def install_extra(self) -> str:
-        """The install extra the page names."""
+        """This distribution's pip extra for the backend's framework, e.g. ``"tlconform[tinygrad]"``."""
         return self._core.install_extra
+
+    @property
+    def spec_install_extra(self) -> str:
+        """The install extra the backend's page names: its upstream's, e.g. ``"torchlens[tinygrad]"``."""
+        return self._core.spec_install_extra
 
     @property
     def maturity(self) -> str:

@@ -8,7 +8,7 @@ before any framework side effect: no kernel ran, inputs and RNG state are as the
 
 from __future__ import annotations
 
-from typing import List
+from typing import Dict, List, Optional
 
 __all__ = [
     "TlconformError",
@@ -49,6 +49,13 @@ class BackendEnvironmentError(TlconformError):
 class PythonError(TlconformError):
     """A Python exception escaped the traced forward (or the framework) during a capture.
 
+    The caller gets the forward's exception as its own type: a ``ValueError`` raised by the forward
+    is caught by ``except ValueError`` (and by ``except PythonError``), with its own arguments,
+    attributes, notes and traceback. It is an instance of a subclass made for the original class
+    (named as it is, deriving from it and from ``PythonError``), with a note saying it came through
+    a tlconform capture. Where a class cannot be subclassed, a plain ``PythonError`` is raised
+    ``from`` the original.
+
     Attributes:
         type_name: the original exception's type name, e.g. ``"ValueError"``.
         traceback: the original traceback, formatted.
@@ -58,6 +65,46 @@ class PythonError(TlconformError):
         super().__init__(message)
         self.type_name = type_name
         self.traceback = traceback
+
+
+_FORWARD_ERROR_CLASSES: Dict[type, Optional[type]] = {}
+
+
+def _forward_error_class(cls: type) -> Optional[type]:
+    """The subclass of ``cls`` and PythonError a forward's ``cls`` exception is raised as."""
+    if cls not in _FORWARD_ERROR_CLASSES:
+        try:
+            made = type(cls.__name__, (cls, PythonError), {"__module__": cls.__module__, "__qualname__": cls.__qualname__})
+        except TypeError:  # a final class, or one whose layout cannot be combined
+            made = None
+        _FORWARD_ERROR_CLASSES[cls] = made
+    return _FORWARD_ERROR_CLASSES[cls]
+
+
+def _forward_error(original: BaseException, type_name: str, traceback: str, message: str) -> BaseException:
+    """The exception a capture raises for ``original`` (called by the C++ core, see PythonError)."""
+    note = "tlconform: raised while tracing; the forward's traceback is in .traceback"
+    cls = _forward_error_class(type(original))
+    if cls is not None:
+        try:
+            error = cls.__new__(cls, *original.args)
+            try:
+                type(original).__init__(error, *original.args)
+            except Exception:
+                error.args = original.args
+            error.__dict__.update(getattr(original, "__dict__", {}))
+            error.type_name, error.traceback = type_name, traceback
+            error.__cause__, error.__context__ = original.__cause__, original.__context__
+            error.__suppress_context__ = original.__suppress_context__
+            str(error)  # a class whose fields only its own constructor fills fails here, not at the caller
+            error.add_note(note)
+            return error.with_traceback(original.__traceback__)
+        except Exception:
+            pass
+    error = PythonError(message, type_name=type_name, traceback=traceback)
+    error.__cause__ = original
+    error.add_note(note)
+    return error
 
 
 class TlspecError(TlconformError, ValueError):

@@ -213,6 +213,13 @@ def main():
         check(visible == [victim["id"]], f"#show=regression shows {visible[:5]}, expected only {victim['id']}")
         check(filtered.shown.strip() == f"1 of {rows} rows shown", f"filtered count reads {filtered.shown!r}")
 
+        # A hostile hash (a sort key that would break a selector) sorts nothing and stops nothing:
+        # the script still runs, and the filter in the same hash still applies.
+        hostile = parse(rendered_dom((site / "index.html").as_uri() + '#sort=column-x"]&show=regression'))
+        check(hostile.body.get("data-script") == "ready", f"a hostile hash stopped the script (body {hostile.body})")
+        visible = [row["id"] for row in hostile.rows if not row["hidden"]]
+        check(visible == [victim["id"]], f"with a hostile sort key, #show=regression shows {visible[:5]}")
+
         # A row whose trace fails leaves no picture: no link, a short reason, and a stale picture
         # from an earlier report removed rather than passed off as this one.
         roster = work / "broken.yaml"

@@ -59,7 +59,7 @@ def _toy_build(row):
         body = "return (" + source + ")"
     except SyntaxError:
         body = source
-    padding = "\n" * max(row["forward_line"] - 1, 0)  # tracebacks cite the roster's lines
+    padding = "\n" * max(row["forward_line"] - 2, 0)  # tracebacks cite the roster's lines (def just above)
     params = ", ".join(spec["name"] for spec in row["inputs"])
     exec(compile(padding + f"def forward({params}):\n" + textwrap.indent(body, "    ") + "\n", row["forward_file"], "exec"), scope)
     return scope["forward"], inputs
@@ -347,7 +347,7 @@ Fixture build_row(const RosterRow& row) {
     spec["inputs"] = tensor_spec_list(row.inputs);
     spec["setup"] = row.setup;
     spec["forward"] = row.forward;
-    spec["forward_file"] = row.forward_where.file;
+    spec["forward_file"] = py::bytes(row.forward_where.file);
     spec["forward_line"] = row.forward_where.line;
     const py::tuple built = fixture.glue["_toy_build"](spec);
     fixture.forward = built[0];

@@ -62,6 +62,70 @@ TEST(CellIsolation, AnIsolatedCellIsSupervisedToo) {
   EXPECT_EQ(prints.exit_code, 0) << prints.stdout_text << prints.stderr_text;
 }
 
+std::map<std::string, std::string> states_of(const std::string& card_file) {
+  std::map<std::string, std::string> states;
+  const nlohmann::json card = nlohmann::json::parse(std::ifstream(card_file));
+  for (const auto& cell : card["cells"]) states[cell["id"]] = cell["state"];
+  return states;
+}
+
+// Issue 22.1: a forward that writes a well-formed result line to every descriptor it may hold and
+// exits 0 cannot make its cell pass: not under `run`, not under `cell --isolate` (CTest's path),
+// not in the card. The channel's lines are signed with a key the forward never sees.
+TEST(CellIsolation, AForwardCannotForgeItsVerdict) {
+  const std::string roster = source_path("tests/unit/data/forging_rows.yaml");
+  const std::string out = scratch("forged.json");
+  const ChildOutcome run = tlconform({"run", "--roster", roster, "--row", "forges_on_every_descriptor", "--out", out});
+  EXPECT_EQ(run.exit_code, 1) << run.stdout_text << run.stderr_text;
+  EXPECT_EQ(states_of(out)["forges_on_every_descriptor"], "harness_error") << test::file_text(out);
+  EXPECT_NE(run.stdout_text.find("did not sign"), std::string::npos) << run.stdout_text;
+
+  const std::string records = scratch("forged-records");
+  const ChildOutcome isolated =
+      tlconform({"cell", "--isolate", "--roster", roster, "--row", "forges_on_every_descriptor", "--record", records});
+  EXPECT_EQ(isolated.exit_code, 1) << isolated.stdout_text << isolated.stderr_text;
+  const nlohmann::json record = nlohmann::json::parse(std::ifstream(records + "/forges_on_every_descriptor.json"));
+  EXPECT_EQ(record["state"], "harness_error") << record.dump();
+}
+
+// Issue 22.2: bytes that are not UTF-8, printed by the first of several rows, lose nothing: every
+// cell runs, each record and the card are written (the bytes as U+FFFD), also as JUnit, also from
+// a roster whose file name is not UTF-8, and from `cell --isolate --record`.
+TEST(CellIsolation, BytesThatAreNotUtf8AbortNothing) {
+  const fs::path dir = scratch("not-utf8");
+  fs::create_directories(dir);
+  const fs::path roster = dir / "rows_\xff\xfe.yaml";
+  fs::copy_file(source_path("tests/unit/data/forging_rows.yaml"), roster);
+  const std::string out = (dir / "card.json").string();
+  const std::string records = (dir / "rec").string();
+  const ChildOutcome run = tlconform({"run", "--roster", roster.string(), "--row", "prints_bytes_that_are_not_utf8", "--row",
+                                      "fails_with_noncharacters", "--row", "behaves_after_them", "--record", records, "--out",
+                                      out, "--format", "junit"});
+  EXPECT_EQ(run.exit_code, 1) << run.stderr_text;
+  EXPECT_EQ(run.stderr_text.find("type_error"), std::string::npos) << run.stderr_text;
+  const std::map<std::string, std::string> states = states_of(out);
+  EXPECT_EQ(states.at("prints_bytes_that_are_not_utf8"), "failed");
+  EXPECT_EQ(states.at("fails_with_noncharacters"), "failed");
+  EXPECT_EQ(states.at("behaves_after_them"), "passed");
+  for (const char* id : {"prints_bytes_that_are_not_utf8", "fails_with_noncharacters", "behaves_after_them"})
+    EXPECT_TRUE(fs::exists(fs::path(records) / (std::string(id) + ".json"))) << id;
+  const nlohmann::json record = nlohmann::json::parse(std::ifstream(fs::path(records) / "prints_bytes_that_are_not_utf8.json"));
+  EXPECT_NE(record["output"].get<std::string>().find("\xEF\xBF\xBD\xEF\xBF\xBD bytes"), std::string::npos) << record.dump();
+  // The JUnit report on stdout is XML 1.0 a real parser reads.
+  const std::string xml = (dir / "junit.xml").string();
+  std::ofstream(xml, std::ios::binary) << run.stdout_text;
+  const ChildOutcome parsed =
+      run_child({source_path(".venv/bin/python"), "-c", "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])", xml},
+                std::chrono::seconds(60));
+  EXPECT_EQ(parsed.exit_code, 0) << parsed.stderr_text << run.stdout_text;
+
+  const std::string cell_records = (dir / "cell-rec").string();
+  const ChildOutcome isolated = tlconform(
+      {"cell", "--isolate", "--roster", roster.string(), "--row", "prints_bytes_that_are_not_utf8", "--record", cell_records});
+  EXPECT_EQ(isolated.exit_code, 1) << isolated.stderr_text;
+  EXPECT_NO_THROW(nlohmann::json::parse(std::ifstream(fs::path(cell_records) / "prints_bytes_that_are_not_utf8.json")));
+}
+
 TEST(CellIsolation, BadLimitsAndUnknownRowsAreUsageErrors) {
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {"run", "--jobs", "abc"}, {"run", "--timeout", "-5"}, {"run", "--memory", "lots"}, {"run", "--row", "no_such_row"}}) {

@@ -9,8 +9,11 @@
 #include <set>
 #include <sstream>
 
+#include "harness/backend_registry.h"
 #include "harness/cell_kinds.h"
+#include "harness/child_supervisor.h"
 #include "harness/conformance.h"
+#include "harness/python_runtime.h"
 #include "harness/reporter.h"
 #include "harness/roster.h"
 #include "harness/scorecard.h"
@@ -83,9 +86,21 @@ TEST_F(RowKeys, RequiresNamesDeclaredFeaturesAndVersionRanges) {
   EXPECT_EQ(row.xfail, "a known limit");
   expect_error("    requires: [bf16]\n", 6, "neither a feature the test backend declares (always or opt_in)");
   expect_error("    requires: ['toyish>=one']\n", 6, "is not a version range");
-  expect_error("    requires: []\n", 6, "requires must be a list");
+  expect_error("    requires: bf16\n", 6, "requires must be a list");
   expect_error("    xfail: ''\n", 6, "xfail needs a reason");
   expect_error("    xfail: [a]\n", 6, "xfail");
+}
+
+// A range is read whole when the roster loads: a clause the first one would have short-circuited
+// past, or a trailing comma, is this line's error, not a harness error in every later run.
+TEST_F(RowKeys, AVersionRangeIsReadWholeAtLoadTime) {
+  expect_error("    requires: ['toyish>=1.0,<']\n", 6, "clause '<' has no version after its operator");
+  expect_error("    requires: ['toyish>=1.0,<2,']\n", 6, "empty clause (a trailing or doubled comma)");
+  expect_error("    requires: ['toyish>=1.0,,<2']\n", 6, "empty clause");
+  expect_error("    requires: ['toyish>=1.0,~2']\n", 6, "has no operator");
+  expect_error("    requires: ['toyish>=1.']\n", 6, "cannot read version '1.'");
+  // An empty list requires nothing.
+  EXPECT_TRUE(load("    requires: []\n").requirements.empty());
 }
 
 TEST_F(RowKeys, AnUnknownFamilyOrCapabilityIsALoadTimeError) {
@@ -174,9 +189,74 @@ TEST(Reporters, JunitEscapesAndCountsFailures) {
 
 TEST(Reporters, MarkdownKeepsEachCellOnOneTableRow) {
   const std::string text = report("markdown");
-  EXPECT_NE(text.find("| `bad` | refusal | failed | r.yaml:9 | refusal_code: got <none> & \\| more<br>rng_unchanged"),
+  EXPECT_NE(text.find("| bad | refusal | failed | r.yaml:9 | refusal\\_code: got &lt;none&gt; &amp; \\| more<br>rng\\_unchanged"),
             std::string::npos)
       << text;
+}
+
+// A cell whose message and output hold what a forward can print: markup, a script link, bytes that
+// are not UTF-8, characters XML 1.0 has no place for, and a terminal escape sequence.
+std::vector<CellResult> hostile_cells() {
+  CellResult cell{.id = "hostile", .family = "config_built", .roster = {"r\xff\xfe.yaml", 4}, .state = CellState::Failed};
+  cell.message =
+      "<script>alert(1)</script> <img src=x onerror=alert(1)> [click](javascript:alert(1)) <javascript:alert(2)> "
+      "\xff\xfe bytes \xEF\xBF\xBE\xEF\xBF\xBF noncharacters \x01 \x1b]0;pwned\x07 title";
+  cell.checks = {{"output_matches", false, cell.message}};
+  cell.output = "--- cell stdout ---\n\xff\xfe printed\n\x1b[2J";
+  return {cell};
+}
+
+std::string hostile_report(const std::string& format) {
+  std::ostringstream out;
+  const auto reporter = make_reporter(format, out);
+  const std::vector<CellResult> cells = hostile_cells();
+  reporter->cell_finished(cells[0], 1.0, 1, 1);
+  reporter->run_finished({{"backend", "test"}, {"summary", summarize(cells)}}, cells);
+  return out.str();
+}
+
+TEST(Reporters, MarkdownRendersNoMarkupOrLinkFromAMessage) {
+  const std::string text = hostile_report("markdown");
+  for (const char* raw : {"<script", "<img", "](javascript:", "<javascript:", "\x1b", "\xff"})
+    EXPECT_EQ(text.find(raw), std::string::npos) << raw << " in:\n" << text;
+  EXPECT_NE(text.find("&lt;script&gt;"), std::string::npos) << text;
+  EXPECT_NE(text.find("\\[click\\]\\(javascript:alert\\(1\\)\\)"), std::string::npos) << text;
+}
+
+TEST(Reporters, JunitIsWellFormedXmlWhateverAMessageHolds) {
+  const std::string xml = hostile_report("junit");
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("cell_model_test_" + std::to_string(::getpid()) + ".xml");
+  std::ofstream(file, std::ios::binary) << xml;
+  // A real XML 1.0 parser (expat, through the venv's Python) reads it, or names the offending byte.
+  const ChildOutcome parsed =
+      run_child({configured_venv() + "/bin/python", "-c",
+                 "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1]); print('parsed')", file.string()},
+                std::chrono::seconds(60));
+  std::filesystem::remove(file);
+  EXPECT_EQ(parsed.exit_code, 0) << parsed.stderr_text << "\n" << xml;
+  EXPECT_NE(parsed.stdout_text.find("parsed"), std::string::npos) << parsed.stderr_text;
+}
+
+TEST(Reporters, ConsoleAndJsonShowHostileTextWithoutActingOnIt) {
+  const std::string text = hostile_report("console");
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x07'), std::string::npos) << text;
+  EXPECT_NE(text.find("\\x1b]0;pwned\\x07 title"), std::string::npos) << text;
+  const nlohmann::json card = nlohmann::json::parse(hostile_report("json"));  // valid UTF-8: it parses
+  EXPECT_EQ(card["backend"], "test");
+}
+
+// The tinygrad backend's opt-in `slow` feature: off unless the run enables it, like `ecosystem`.
+TEST(Features, TinygradDeclaresSlowAsAnOptIn) {
+  const BackendSpec& tinygrad = backends::spec("tinygrad");
+  EXPECT_TRUE(roster_vocabulary(tinygrad).features.contains("slow"));
+  ::unsetenv("TORCHLENS_CONFORMANCE_SLOW");
+  EXPECT_FALSE(tinygrad.feature_enabled("slow"));
+  EXPECT_NE(tinygrad.feature_hint("slow").find("TORCHLENS_CONFORMANCE_SLOW=1"), std::string::npos);
+  ::setenv("TORCHLENS_CONFORMANCE_SLOW", "1", 1);
+  EXPECT_TRUE(tinygrad.feature_enabled("slow"));
+  ::unsetenv("TORCHLENS_CONFORMANCE_SLOW");
 }
 
 TEST(Reporters, JsonIsTheCardAloneAndAnUnknownFormatIsNamed) {

@@ -7,9 +7,11 @@
 
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include "harness/cell_process.h"
+#include "harness/channel_key.h"
 #include "harness/child_supervisor.h"
 #include "harness/process_tree.h"
 
@@ -29,15 +31,29 @@ CellResult identity() {
 const std::string kPassedLine =
     R"({"result":{"id":"probe","family":"config_built","roster":"r.yaml:4","state":"passed","ops":7}})";
 
-// A shell script run as a cell with a result channel at fd 3.
-CellResult run_cell_script(const std::string& script, CellLimits limits = {seconds(20), 0}, ChildOutcome* out = nullptr) {
-  const ChildOutcome outcome = run_children({cell_child_spec({"/bin/sh", "-c", script}, limits)}, 1).front();
+// Signs a channel line with the cell's key, shell-quoted for an echo in its script.
+using Sign = std::function<std::string(const std::string& payload)>;
+
+// A shell script run as a cell with a result channel at fd 3 (and its key at fd 4); `script` is
+// written with the cell's signing function, as the harness code in a real cell writes its lines.
+CellResult run_cell_script(const std::function<std::string(const Sign&)>& script, CellLimits limits = {seconds(20), 0},
+                           ChildOutcome* out = nullptr, const std::string& xfail = "") {
+  ChildSpec spec = cell_child_spec({"/bin/sh", "-c", ""}, limits);
+  spec.argv[2] = script([&](const std::string& payload) { return "'" + signed_line(spec.result_key, payload) + "'"; });
+  const ChildOutcome outcome = run_children({spec}, 1).front();
   if (out != nullptr) *out = outcome;
-  return cell_result_from_child(outcome, identity(), limits);
+  return cell_result_from_child(outcome, identity(), limits, xfail);
 }
 
+CellResult run_cell_script(const std::string& script, CellLimits limits = {seconds(20), 0}, ChildOutcome* out = nullptr) {
+  return run_cell_script([&](const Sign&) { return script; }, limits, out);
+}
+
+const std::string kCapturePhase = R"({"phase":"capture"})";
+
 TEST(CellProcess, ReadsTheResultFromItsOwnChannel) {
-  const CellResult cell = run_cell_script("echo noise; echo '{\"phase\":\"capture\"}' >&3; echo '" + kPassedLine + "' >&3");
+  const CellResult cell = run_cell_script(
+      [](const Sign& sign) { return "echo noise; echo " + sign(kCapturePhase) + " >&3; echo " + sign(kPassedLine) + " >&3"; });
   EXPECT_EQ(cell.state, CellState::Passed) << cell.message;
   EXPECT_EQ(cell.ops, 7u);
   EXPECT_EQ(cell.roster.line, 4);
@@ -46,7 +62,8 @@ TEST(CellProcess, ReadsTheResultFromItsOwnChannel) {
 
 // A forward that prints, even text without a newline at the end, leaves the result alone.
 TEST(CellProcess, PrintsInTheForwardDoNotSpoilTheResult) {
-  const CellResult cell = run_cell_script("printf p; echo '" + kPassedLine + "' >&3; printf 'q'");
+  const CellResult cell =
+      run_cell_script([](const Sign& sign) { return "printf p; echo " + sign(kPassedLine) + " >&3; printf 'q'"; });
   EXPECT_EQ(cell.state, CellState::Passed) << cell.message;
 }
 
@@ -60,19 +77,20 @@ TEST(CellProcess, AFakeResultOnStdoutIsNotAResult) {
 TEST(CellProcess, AResultForAnotherRowIsAHarnessError) {
   std::string other = kPassedLine;
   other.replace(other.find("probe"), 5, "other");
-  const CellResult cell = run_cell_script("echo '" + other + "' >&3");
+  const CellResult cell = run_cell_script([&](const Sign& sign) { return "echo " + sign(other) + " >&3"; });
   EXPECT_EQ(cell.state, CellState::HarnessError);
   EXPECT_NE(cell.message.find("'other', not 'probe'"), std::string::npos) << cell.message;
 }
 
 TEST(CellProcess, APassedResultWithAFailingExitIsAHarnessError) {
-  const CellResult cell = run_cell_script("echo '" + kPassedLine + "' >&3; exit 1");
+  const CellResult cell = run_cell_script([](const Sign& sign) { return "echo " + sign(kPassedLine) + " >&3; exit 1"; });
   EXPECT_EQ(cell.state, CellState::HarnessError);
   EXPECT_NE(cell.message.find("exited with code 1"), std::string::npos) << cell.message;
 }
 
 TEST(CellProcess, ASegfaultIsCrashedAndNamesThePhase) {
-  const CellResult cell = run_cell_script("echo '{\"phase\":\"replay_validation\"}' >&3; kill -SEGV $$");
+  const CellResult cell = run_cell_script(
+      [](const Sign& sign) { return "echo " + sign(R"({"phase":"replay_validation"})") + " >&3; kill -SEGV $$"; });
   EXPECT_EQ(cell.state, CellState::Crashed);
   EXPECT_NE(cell.message.find("signal 11"), std::string::npos) << cell.message;
   EXPECT_NE(cell.message.find("replay_validation"), std::string::npos) << cell.message;
@@ -86,7 +104,8 @@ TEST(CellProcess, ASanitizerReportIsCrashed) {
 
 TEST(CellProcess, AHangIsTimedOutNamingTheLimitAndThePhase) {
   const auto start = std::chrono::steady_clock::now();
-  const CellResult cell = run_cell_script("echo '{\"phase\":\"capture\"}' >&3; sleep 30", {seconds(1), 0});
+  const CellResult cell =
+      run_cell_script([](const Sign& sign) { return "echo " + sign(kCapturePhase) + " >&3; sleep 30"; }, {seconds(1), 0});
   EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(10));
   EXPECT_EQ(cell.state, CellState::TimedOut);
   EXPECT_NE(cell.message.find("1 s limit (--timeout)"), std::string::npos) << cell.message;
@@ -133,7 +152,10 @@ TEST(CellProcess, ACellEndsWithItsOwnProcessAndItsLeftoversAreKilled) {
     const auto start = std::chrono::steady_clock::now();
     ChildOutcome outcome;
     const CellResult cell = run_cell_script(
-        starter + "sh -c 'echo $$ > " + pid_file + "; exec sleep 300' & sleep 1; echo '" + kPassedLine + "' >&3; exit 0",
+        [&](const Sign& sign) {
+          return starter + "sh -c 'echo $$ > " + pid_file + "; exec sleep 300' & sleep 1; echo " + sign(kPassedLine) +
+                 " >&3; exit 0";
+        },
         {seconds(60), 0}, &outcome);
     EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(20)) << starter;
     EXPECT_EQ(cell.state, CellState::Passed) << starter << cell.message;
@@ -148,14 +170,59 @@ TEST(CellProcess, ACellEndsWithItsOwnProcessAndItsLeftoversAreKilled) {
 TEST(CellProcess, AMemoryHogFailsWithTheMemoryLimit) {
   const auto start = std::chrono::steady_clock::now();
   const CellResult cell = run_cell_script(
-      "echo '{\"phase\":\"capture\"}' >&3; python3 -c 'import time\nx=[]\nwhile True:\n  x.append(b\"x\"*50000000); "
-      "time.sleep(0.02)'",
-      {seconds(120), std::uint64_t{300} << 20});
+      [](const Sign& sign) {
+        return "echo " + sign(kCapturePhase) +
+               " >&3; python3 -c 'import time\nx=[]\nwhile True:\n  x.append(b\"x\"*50000000); time.sleep(0.02)'";
+      },
+      {seconds(120), std::uint64_t{300} << 20}, nullptr, "a known limit");
   EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(60));
   EXPECT_EQ(cell.state, CellState::Failed);
   EXPECT_NE(cell.message.find("memory limit"), std::string::npos) << cell.message;
   EXPECT_NE(cell.message.find("300.0 MiB"), std::string::npos) << cell.message;
   EXPECT_NE(cell.message.find("during phase capture"), std::string::npos) << cell.message;
+  // The row is xfail, and still the memory limit is not its expected failure (it is the run's limit).
+  EXPECT_NE(cell.message.find("the row's xfail does not cover it"), std::string::npos) << cell.message;
+}
+
+// The key comes on descriptor 4, whole, then end of file; the cell closes it before roster code.
+TEST(CellProcess, TheKeyArrivesOnItsOwnDescriptor) {
+  ChildSpec spec = cell_child_spec({"/bin/sh", "-c", "cat <&4; echo; cat <&4; echo end"}, {seconds(20), 0});
+  const ChildOutcome outcome = run_children({spec}, 1).front();
+  EXPECT_EQ(outcome.stdout_text, spec.result_key + "\nend\n");
+  EXPECT_EQ(spec.result_key.size(), 64u);
+  EXPECT_NE(cell_child_spec({"/bin/true"}, {}).result_key, spec.result_key) << "every cell gets its own key";
+}
+
+// What something else in the cell process writes to the channel is not the cell's report: a result
+// line unsigned, signed with another key, or signed and followed by a forged one.
+TEST(CellProcess, AnUnsignedOrForeignResultLineIsNotAResult) {
+  const std::string other_key = new_channel_key();
+  for (const auto& script : std::vector<std::function<std::string(const Sign&)>>{
+           [](const Sign&) { return "echo '" + kPassedLine + "' >&3; exit 0"; },
+           [&](const Sign&) { return "echo '" + signed_line(other_key, kPassedLine) + "' >&3; exit 0"; },
+           [](const Sign& sign) { return "echo " + sign(kCapturePhase) + " >&3; echo '" + kPassedLine + "' >&3; exit 0"; },
+           [](const Sign& sign) { return "echo 'x' >&3; echo " + sign(kPassedLine) + " >&3; exit 0"; },
+       }) {
+    const CellResult cell = run_cell_script(script);
+    EXPECT_EQ(cell.state, CellState::HarnessError) << cell.message;
+    EXPECT_NE(cell.message.find("did not sign"), std::string::npos) << cell.message;
+  }
+}
+
+TEST(CellProcess, AResultThatContradictsItselfIsAHarnessError) {
+  const std::string contradicting = R"({"result":{"id":"probe","family":"config_built","roster":"r.yaml:4","state":"passed",)"
+                                    R"("checks":[{"name":"output_matches","passed":false,"detail":"off by 3"}]}})";
+  const CellResult cell = run_cell_script([&](const Sign& sign) { return "echo " + sign(contradicting) + " >&3; exit 0"; });
+  EXPECT_EQ(cell.state, CellState::HarnessError);
+  EXPECT_NE(cell.message.find("contradicts itself"), std::string::npos) << cell.message;
+}
+
+// A forward's stray bytes on stdout never reach a record as invalid UTF-8.
+TEST(CellProcess, OutputThatIsNotUtf8IsRepaired) {
+  const CellResult cell = run_cell_script("printf '\\377\\376 bytes\\n'; exit 1");
+  EXPECT_EQ(cell.state, CellState::HarnessError);
+  EXPECT_NE(cell.output.find("\xEF\xBF\xBD\xEF\xBF\xBD bytes"), std::string::npos) << cell.output;
+  EXPECT_NO_THROW(cell.to_json().dump());
 }
 
 TEST(CellProcess, RunsSeveralAtOnceAndKeepsTheirOrder) {

@@ -12,6 +12,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -281,6 +283,74 @@ TEST(Cli, InspectRefusesDeepManifestsAndFifosAndKeepsNan) {
   }
 }
 
+// Issue 22.9: a crafted bundle's labels and fields cannot set the terminal's title, clear it or
+// print lines of their own: inspect shows every control character escaped, one op a line.
+TEST(Cli, InspectEscapesControlCharactersInABundle) {
+  const std::string bundle = saved_bundle("hostile_labels");
+  const fs::path manifest = fs::path(bundle) / "manifest.json";
+  nlohmann::json json = nlohmann::json::parse(file_text(manifest));
+  json["ops"][0]["label"] = "\x1b]0;pwned\x07\n99 ops; outputs: 0";
+  json["device"] = "\x1b[2JPYTHON";
+  std::ofstream(manifest, std::ios::trunc) << json.dump();
+  const ChildOutcome outcome = tlconform({"inspect", bundle}, 30);
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.stderr_text;
+  EXPECT_EQ(outcome.stdout_text.find('\x1b'), std::string::npos) << outcome.stdout_text;
+  EXPECT_EQ(outcome.stdout_text.find('\x07'), std::string::npos) << outcome.stdout_text;
+  EXPECT_NE(outcome.stdout_text.find("\\x1b]0;pwned\\x07\\x0a99 ops; outputs: 0"), std::string::npos) << outcome.stdout_text;
+  EXPECT_EQ(outcome.stdout_text.find("\n99 ops"), std::string::npos) << "a label printed a line of its own";
+  EXPECT_NE(outcome.stdout_text.find("device \\x1b[2JPYTHON"), std::string::npos) << outcome.stdout_text;
+}
+
+// Issue 22.13: the backend's requirement table names this distribution's install extra, and says
+// that the page's name is its upstream's.
+TEST(Cli, SpecNamesThisDistributionsInstallExtra) {
+  const ChildOutcome text = tlconform({"spec"}, 30);
+  ASSERT_EQ(text.exit_code, 0) << text.stderr_text;
+  EXPECT_NE(text.stdout_text.find("install_extra\ttlconform[tinygrad]\t(pip install 'tlconform[tinygrad]')"), std::string::npos)
+      << text.stdout_text;
+  EXPECT_NE(
+      text.stdout_text.find("spec_install_extra\ttorchlens[tinygrad]\t(the name on the backend's page, which is upstream's"),
+      std::string::npos)
+      << text.stdout_text;
+  const nlohmann::json json = nlohmann::json::parse(tlconform({"spec", "--json"}, 30).stdout_text);
+  EXPECT_EQ(json["install_extra"], "tlconform[tinygrad]");
+  EXPECT_EQ(tlconform({"spec", "--field", "install_extra"}, 30).stdout_text, "tlconform[tinygrad]\n");
+}
+
+// Issue 22.13: `run` without --out writes its card beside the user (the directory it started in),
+// never into the source tree, and says where.
+TEST(Cli, RunWithoutOutWritesBesideTheUser) {
+  const fs::path home = scratch("run_home");
+  fs::create_directories(home);
+  const fs::path in_tree = fs::path(TL_SOURCE_DIR) / "build" / "scorecard.json";
+  const auto before = fs::exists(in_tree) ? fs::last_write_time(in_tree) : fs::file_time_type::min();
+  const ChildOutcome outcome = tlconform(test::Invocation{{"run", "--row", "tutorial_mlp"}, home.string(), {}, 300});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.stderr_text;
+  EXPECT_TRUE(fs::exists(home / "scorecard.json")) << outcome.stderr_text;
+  EXPECT_NE(outcome.stderr_text.find("scorecard written to " + (home / "scorecard.json").string()), std::string::npos)
+      << outcome.stderr_text;
+  EXPECT_EQ(fs::exists(in_tree) ? fs::last_write_time(in_tree) : fs::file_time_type::min(), before)
+      << "run wrote the source tree's build/scorecard.json";
+}
+
+// Issue 22.14: the CTest listing labels a fixed sample of cells per family `sample` (what the
+// sanitizer stage runs): the first rows of each family that need no opt-in feature.
+TEST(Cli, ListCtestLabelsAFixedSamplePerFamily) {
+  const ChildOutcome outcome = tlconform({"list", "--ctest"}, 30);
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.stderr_text;
+  std::map<std::string, int> sampled;
+  std::istringstream lines(outcome.stdout_text);
+  for (std::string line; std::getline(lines, line);) {
+    const auto labels = line.find("LABELS [==[conformance;");
+    if (labels == std::string::npos || line.find(";sample]==]") == std::string::npos) continue;
+    const std::string family = line.substr(labels + 23, line.find(";sample]==]") - labels - 23);
+    ++sampled[family];
+  }
+  EXPECT_EQ(sampled, (std::map<std::string, int>{{"capability", 3}, {"config_built", 3}, {"random_init", 3}, {"refusal", 3}}))
+      << outcome.stdout_text.substr(0, 3000);
+  EXPECT_EQ(tlconform({"list", "--ctest"}, 30).stdout_text, outcome.stdout_text) << "the sample is not fixed";
+}
+
 // A corrupt scorecard is its own error (exit 3, naming the file and the cell), never read as
 // drift or as untested rows.
 TEST(Cli, CapabilitiesRejectsACorruptScorecard) {
@@ -327,37 +397,59 @@ TEST(Cli, DoctorPrintsEveryRowWithAMalformedScorecard) {
       << rows.dump();
 }
 
-// Recorded results (scorecard --from) are read like every user file: a FIFO, a million-deep record
-// or a record of another cell makes that cell a harness error, never a hang, a crash or a duplicate.
+// Recorded results (scorecard --from) are read like every user file: a FIFO, a million-deep record,
+// a record of another cell or one whose state contradicts its own checks is a corrupt input (exit 3,
+// the file named, no card written), never a hang, a crash, a duplicate or a verdict.
 TEST(Cli, ScorecardFromRefusesBadRecords) {
   const nlohmann::json committed =
       nlohmann::json::parse(std::ifstream(std::string(TL_SOURCE_DIR) + "/scorecards/tinygrad/scorecard.json"));
-  const fs::path records = scratch("bad-records");
-  fs::create_directories(records);
-  for (const auto& cell : committed["cells"]) {
-    const nlohmann::json record{
-        {"id", cell["id"]}, {"family", cell["family"]}, {"roster", cell["roster"]}, {"state", cell["state"]}};
-    std::ofstream(records / (cell["id"].get<std::string>() + ".json")) << record.dump();
+  const std::string victim = committed["cells"][1]["id"];
+  const nlohmann::json& victim_cell = committed["cells"][1];
+  // What each bad record holds, written over the victim's good one.
+  const std::map<std::string, std::function<void(const fs::path&)>> corruptions{
+      {"fifo", [](const fs::path& file) { ASSERT_EQ(::mkfifo(file.c_str(), 0600), 0); }},
+      {"deep",
+       [&](const fs::path& file) {
+         std::ofstream(file) << R"({"id": ")" << victim << R"(", "checks": )" << std::string(1000000, '[')
+                             << std::string(1000000, ']') << "}";
+       }},
+      {"another cell",
+       [](const fs::path& file) {
+         std::ofstream(file) << nlohmann::json{
+             {"id", "tutorial_mlp"},
+             {"family", "config_built"},
+             {"roster", "x.yaml:1"},
+             {"state", "passed"}}.dump();
+       }},
+      // Hand-edited from failed to passed; its own check still says it failed.
+      {"contradicts itself",
+       [&](const fs::path& file) {
+         nlohmann::json record{{"id", victim},
+                               {"family", victim_cell["family"]},
+                               {"roster", victim_cell["roster"]},
+                               {"state", "passed"},
+                               {"checks", {{{"name", "output_matches"}, {"passed", false}, {"detail", "max |a-b| 3"}}}}};
+         std::ofstream(file) << record.dump();
+       }},
+  };
+  for (const auto& [what, corrupt] : corruptions) {
+    const fs::path records = scratch("bad-records");
+    fs::create_directories(records);
+    for (const auto& cell : committed["cells"]) {
+      const nlohmann::json record{
+          {"id", cell["id"]}, {"family", cell["family"]}, {"roster", cell["roster"]}, {"state", cell["state"]}};
+      std::ofstream(records / (cell["id"].get<std::string>() + ".json")) << record.dump();
+    }
+    const fs::path bad = records / (victim + ".json");
+    fs::remove(bad);
+    corrupt(bad);
+    const std::string out = scratch("bad-records.json");
+    const ChildOutcome outcome = tlconform({"scorecard", "--backend", "tinygrad", "--from", records.string(), "--out", out}, 60);
+    EXPECT_FALSE(outcome.timed_out) << what << ": hung";
+    EXPECT_EQ(outcome.exit_code, 3) << what << ": " << outcome.stderr_text.substr(0, 2000);
+    EXPECT_NE(outcome.stderr_text.find(bad.string()), std::string::npos) << what << ": " << outcome.stderr_text.substr(0, 2000);
+    EXPECT_FALSE(fs::exists(out)) << what << ": a card was written from a corrupt record";
   }
-  const std::string deep = committed["cells"][1]["id"];
-  const std::string other = committed["cells"][2]["id"];
-  fs::remove(records / "tutorial_mlp.json");
-  ASSERT_EQ(::mkfifo((records / "tutorial_mlp.json").c_str(), 0600), 0);
-  std::ofstream(records / (deep + ".json"), std::ios::trunc)
-      << R"({"id": ")" << deep << R"(", "checks": )" << std::string(1000000, '[') << std::string(1000000, ']') << "}";
-  std::ofstream(records / (other + ".json"), std::ios::trunc)
-      << nlohmann::json{{"id", "tutorial_mlp"}, {"family", "config_built"}, {"roster", "x.yaml:1"}, {"state", "passed"}}.dump();
-  const std::string out = scratch("bad-records.json");
-  const ChildOutcome outcome = tlconform({"scorecard", "--backend", "tinygrad", "--from", records.string(), "--out", out}, 60);
-  EXPECT_FALSE(outcome.timed_out) << "hung on a FIFO record";
-  EXPECT_EQ(outcome.exit_code, 1) << outcome.stderr_text.substr(0, 2000);
-  ASSERT_TRUE(fs::exists(out)) << outcome.stdout_text << outcome.stderr_text.substr(0, 2000);
-  std::map<std::string, std::string> states;
-  const nlohmann::json card = nlohmann::json::parse(std::ifstream(out));
-  for (const auto& cell : card["cells"]) states[cell["id"]] = cell["state"];
-  EXPECT_EQ(states["tutorial_mlp"], "harness_error");
-  EXPECT_EQ(states[deep], "harness_error");
-  EXPECT_EQ(states[other], "harness_error");
 }
 
 }  // namespace

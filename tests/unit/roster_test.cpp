@@ -238,7 +238,7 @@ TEST_F(RosterFile, MalformedOptionValuesAreErrorsAtTheirLine) {
       load_roster(write(with_options("random_seed: 18446744073709551615\n      layers_to_save: all\n      fastlog: false")),
                   testing::tinygrad_vocabulary());
   EXPECT_EQ(roster.rows.at(0).options.other.at("layers_to_save"), "all");
-  EXPECT_EQ(roster.rows.at(0).options.random_seed, 18446744073709551615ULL);
+  EXPECT_EQ(roster.rows.at(0).options.random_seed, "18446744073709551615");
 }
 
 // trace_options_from itself is strict: std::stoull took "12abc" as 12 and "-1" as 2^64 - 1.
@@ -248,7 +248,7 @@ TEST(TraceOptions, FromIsStrict) {
   }
   EXPECT_THROW(trace_options_from({{"streaming", "True"}}), std::invalid_argument);
   const TraceOptions options = trace_options_from({{"random_seed", "42"}, {"streaming", "true"}, {"layers_to_save", "all"}});
-  EXPECT_EQ(options.random_seed, 42u);
+  EXPECT_EQ(options.random_seed, "42");
   EXPECT_TRUE(options.requests.streaming);
   EXPECT_EQ(options.other.at("layers_to_save"), "all");
 }
@@ -357,6 +357,30 @@ TEST_F(ExpectCell, EveryListedOutputIsCompared) {
   const CellResult short_list = run("two_outputs_listed_once");
   EXPECT_EQ(short_list.state, CellState::Failed) << short_list.to_json().dump(2);
   EXPECT_NE(check(short_list, "expected_output").detail.find("lists 1 output(s), the forward returned 2"), std::string::npos);
+}
+
+// Issue 22.12: each message names the row's own file:line, and the layer that could not be built.
+TEST_F(ExpectCell, ARowWithoutExpectCitesItsOwnLine) {
+  const CellResult result = run("identity_without_expect");
+  EXPECT_EQ(result.state, CellState::Failed) << result.to_json().dump(2);
+  const std::string detail = check(result, "replay_validation").detail;
+  EXPECT_NE(detail.find("(the row expects passed, tests/unit/data/expect_rows.yaml:51)"), std::string::npos) << detail;
+}
+
+TEST_F(ExpectCell, ATracebackThroughSetupCitesItsRosterLine) {
+  const CellResult result = run("setup_raises");
+  EXPECT_NE(result.state, CellState::Passed) << result.to_json().dump(2);
+  EXPECT_NE(result.message.find("File \"tests/unit/data/expect_rows.yaml\", line 60"), std::string::npos) << result.message;
+}
+
+TEST_F(ExpectCell, ALayerThatCannotBeBuiltNamesItselfAndItsLine) {
+  const CellResult result = run("layer_cannot_be_built");
+  EXPECT_NE(result.state, CellState::Passed) << result.to_json().dump(2);
+  EXPECT_NE(result.message.find("while building layer 'fc' (nn.Linear) of row 'layer_cannot_be_built' at "
+                                "tests/unit/data/expect_rows.yaml:67"),
+            std::string::npos)
+      << result.message;
+  EXPECT_NE(result.message.find("<tlconform row builder"), std::string::npos) << result.message;
 }
 
 TEST_F(ExpectCell, AFractionalExpectationIsNotTruncatedToAnIntegerOutput) {

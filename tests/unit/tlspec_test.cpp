@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <fstream>
 #include <future>
 #include <limits>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -197,6 +199,77 @@ TEST_F(TlspecBundle, RejectsBadOffsetsAndSizes) {
   SetUp();
   edit_header([](nlohmann::json& h) { h.erase("out.1"); });
   expect_rejected("no payload for op literal:0");
+}
+
+// Issue 22.6: a small sparse file that declares gigabytes, or tensors that share their bytes, is
+// refused from its header alone: nothing is allocated or read first.
+class SparseBundle : public TlspecBundle {
+ protected:
+  // Op 0 (the input) made `elements` float32 long in the manifest, and a header whose tensors are
+  // `entries` (name -> [begin, end], shape from the op), over a sparse data section of `data` bytes.
+  void declare(std::uint64_t elements, const std::map<std::string, std::pair<std::uint64_t, std::uint64_t>>& entries,
+               std::uint64_t data) {
+    nlohmann::json json = manifest();
+    json["ops"][0]["shape"] = {elements};
+    write_manifest(json);
+    const std::map<std::string, std::pair<std::string, nlohmann::json>> kinds{{"out.0", {"F32", {elements}}},
+                                                                              {"grad.0", {"F32", {elements}}},
+                                                                              {"out.1", {"F32", nlohmann::json::array()}},
+                                                                              {"out.2", {"BOOL", {2}}}};
+    nlohmann::json header = nlohmann::json::object();
+    for (const auto& [name, span] : entries) {
+      header[name] = {
+          {"dtype", kinds.at(name).first}, {"shape", kinds.at(name).second}, {"data_offsets", {span.first, span.second}}};
+    }
+    const std::string text = header.dump();
+    std::string bytes(8, '\0');
+    for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>((text.size() >> (8 * i)) & 0xff);
+    write_payload_bytes(bytes + text);
+    fs::resize_file(directory_ / kTlspecPayloads, 8 + text.size() + data);  // a hole: no block on disk
+  }
+  // Refused, quickly and without the memory its payloads declare: this process's peak resident
+  // size grows by less than 64 MiB (each test case runs in a process of its own under CTest).
+  void expect_refused_quickly(const std::string& needle) {
+    const auto start = std::chrono::steady_clock::now();
+    const long peak_before = peak_resident_kib();
+    expect_rejected(needle);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2)) << "the bundle was read before it was refused";
+    EXPECT_LT(peak_resident_kib() - peak_before, 64L << 10) << "the payloads were allocated before the bundle was refused";
+  }
+  static long peak_resident_kib() {
+    rusage usage{};
+    ::getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_maxrss;
+  }
+};
+
+TEST_F(SparseBundle, ATotalOverTheCapIsRefusedBeforeAnythingIsRead) {
+  const std::uint64_t big = 500'000'000;  // 2 GB of float32
+  declare(big, {{"out.0", {0, 4 * big}}, {"out.1", {4 * big, 4 * big + 4}}, {"out.2", {4 * big + 4, 4 * big + 6}}}, 4 * big + 6);
+  expect_refused_quickly("payload bytes, more than the 1073741824 a bundle may hold");
+}
+
+TEST_F(SparseBundle, OverlappingTensorsAreRefusedBeforeAnythingIsRead) {
+  const std::uint64_t n = 100'000'000;  // 400 MB, declared twice over the same bytes
+  declare(n, {{"out.0", {0, 4 * n}}, {"grad.0", {0, 4 * n}}, {"out.1", {4 * n, 4 * n + 4}}, {"out.2", {4 * n + 4, 4 * n + 6}}},
+          4 * n + 6);
+  expect_refused_quickly("overlap");
+}
+
+TEST_F(SparseBundle, BytesNoTensorDeclaresAreRefused) {
+  declare(2, {{"out.0", {0, 8}}, {"out.1", {8, 12}}, {"out.2", {12, 14}}}, 1000);
+  expect_refused_quickly("the data section holds 1000 bytes, and its tensors declare 14");
+  declare(2, {{"out.0", {0, 8}}, {"out.1", {10, 14}}, {"out.2", {14, 16}}}, 16);
+  expect_refused_quickly("2 bytes no tensor declares, before out.1");
+}
+
+TEST_F(TlspecBundle, SavingToAnEmptyPathIsATlspecError) {
+  try {
+    small_trace().save("");
+    FAIL() << "saved to an empty path";
+  } catch (const TlspecError& error) {
+    EXPECT_NE(std::string(error.what()).find("no bundle path given"), std::string::npos) << error.what();
+  }
 }
 
 TEST_F(TlspecBundle, RejectsAMismatchedDtypeOrShape) {
