@@ -11,6 +11,7 @@ namespace tl {
 struct GradientCheck {
   bool passed = false;
   std::size_t compared = 0;  // elements compared
+  std::size_t skipped = 0;   // samples whose loss was inf or nan
   std::string detail;        // the worst element, or why nothing could be compared
 };
 

@@ -9,7 +9,8 @@ namespace py = pybind11;
 
 Payload payload_from_array(const py::handle& value) {
   const py::module_ numpy = py::module_::import("numpy");
-  py::object array = numpy.attr("ascontiguousarray")(value);
+  // asarray, not ascontiguousarray: that one makes a 0-d array 1-d.
+  py::object array = numpy.attr("asarray")(value, py::arg("order") = "C");
   py::object dtype = array.attr("dtype");
   // Payload bytes are little-endian; numpy may hold big-endian data.
   if (dtype.attr("byteorder").cast<std::string>() == ">") {

@@ -150,6 +150,10 @@ class Reader {
     const std::string text = scalar(node, what);
     if (text == "true") return 1.0;
     if (text == "false") return 0.0;
+    // YAML 1.2's spellings of the IEEE specials (what a row needs to test inf and nan inputs)
+    if (text == ".inf" || text == ".Inf" || text == ".INF" || text == "+.inf") return std::numeric_limits<double>::infinity();
+    if (text == "-.inf" || text == "-.Inf" || text == "-.INF") return -std::numeric_limits<double>::infinity();
+    if (text == ".nan" || text == ".NaN" || text == ".NAN") return std::numeric_limits<double>::quiet_NaN();
     try {
       std::size_t used = 0;
       const double value = std::stod(text, &used);

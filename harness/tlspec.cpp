@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <utility>
 #include <limits>
 #include <map>
 #include <random>
@@ -223,7 +224,9 @@ void read_payloads(const fs::path& file, Trace& trace) {
   for (const Op& op : trace.ops) {
     if (!has_out[op.index]) reject(file, "has no payload for op " + op.label);
   }
-  std::sort(entries.begin(), entries.end(), [](const PayloadEntry& a, const PayloadEntry& b) { return a.begin < b.begin; });
+  // By offset, an empty tensor (begin == end) before a tensor starting where it stands.
+  std::sort(entries.begin(), entries.end(),
+            [](const PayloadEntry& a, const PayloadEntry& b) { return std::pair(a.begin, a.end) < std::pair(b.begin, b.end); });
   std::uint64_t covered = 0;
   for (const PayloadEntry& entry : entries) {
     if (entry.begin < covered) reject(file, "tensors " + entry.name + " and the one before it overlap in the data section");

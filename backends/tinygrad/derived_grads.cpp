@@ -76,4 +76,16 @@ std::vector<Payload> TinygradLiveGraph::alone_values(const Trace& trace, const s
   return result;
 }
 
+std::vector<std::size_t> TinygradLiveGraph::chained_ops(const Trace& trace) const {
+  std::vector<std::size_t> ops;
+  with_python_errors([&] {
+    const py::list chained = backend_module("tl_evaluation").attr("chained_ops")(live_);
+    for (py::handle index : chained) {
+      const auto i = index.cast<std::size_t>();
+      if (trace.ops[i].kind == OpKind::Compute) ops.push_back(i);
+    }
+  });
+  return ops;
+}
+
 }  // namespace tl::tinygrad

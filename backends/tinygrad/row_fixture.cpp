@@ -13,7 +13,7 @@ namespace {
 
 // Kept as Python because it *is* Python: the forward is source text from the roster.
 constexpr const char* kBuilder = R"PY(
-import os, textwrap
+import math, os, textwrap
 import numpy as np
 from tinygrad import Tensor, dtypes, nn
 
@@ -38,7 +38,7 @@ def _tl_build(row):
     row["forward_file"] = os.fsdecode(row["forward_file"])
     if row["seed"] is not None:
         Tensor.manual_seed(row["seed"])
-    scope = {"Tensor": Tensor, "dtypes": dtypes, "nn": nn, "np": np, "source_dir": row["source_dir"]}
+    scope = {"Tensor": Tensor, "dtypes": dtypes, "nn": nn, "np": np, "math": math, "source_dir": row["source_dir"]}
     if row["setup"]:
         # Padded so a traceback's line numbers are the roster file's.
         padding = "\n" * max(row["setup_line"] - 1, 0)

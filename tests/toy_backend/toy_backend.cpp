@@ -305,6 +305,15 @@ class ToyLiveGraph : public LiveGraph {
   }
 
   // toygrad is eager: an op realized alone is its replay from its parents' payloads.
+  // toygrad computes every op from its parents' values: all are chained.
+  std::vector<std::size_t> chained_ops(const Trace& trace) const override {
+    std::vector<std::size_t> ops;
+    for (const Op& op : trace.ops) {
+      if (op.kind == OpKind::Compute) ops.push_back(op.index);
+    }
+    return ops;
+  }
+
   std::vector<Payload> alone_values(const Trace& trace, const std::vector<std::size_t>& ops) const override {
     std::vector<Payload> result;
     with_python_errors([&] {

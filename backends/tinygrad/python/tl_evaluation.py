@@ -35,7 +35,7 @@ from tinygrad.helpers import Context, GlobalCounters
 from tinygrad.schedule import create_linear_with_vars
 from tinygrad.uop.decompositions import get_late_rewrite_patterns
 from tinygrad.uop.ops import GroupOp, Ops, UOp, graph_rewrite
-from tinygrad.uop.symbolic import sym
+from tinygrad.uop.symbolic import sym, symbolic_simple
 
 from tl_buffer_write import functional_write, is_buffer_write, without_writes
 
@@ -83,14 +83,18 @@ class CutPlanner:
 
   def __init__(self):
     renderer = Device[Device.DEFAULT].renderer
-    self.matcher = sym + get_late_rewrite_patterns(tuple(renderer.code_for_op.keys()), False)
+    # in the order tinygrad's kernel pipeline applies them: symbolic first, then the device's late
+    # rewrites (MULACC, SUB, ...) with symbolic_simple (codegen/__init__.py, full_rewrite_to_sink)
+    self.matchers = (sym, symbolic_simple + get_late_rewrite_patterns(tuple(renderer.code_for_op.keys()), False))
     self.native = renderer.supported_dtypes()
     self.rewritten: dict[UOp, UOp | None] = {}
 
   def rewrite(self, u: UOp) -> UOp | None:
     if u not in self.rewritten:
       try:
-        self.rewritten[u] = graph_rewrite(u, self.matcher, name="tl cut check")
+        rewritten = u
+        for matcher in self.matchers: rewritten = graph_rewrite(rewritten, matcher, name="tl cut check")
+        self.rewritten[u] = rewritten
       except Exception:  # a neighbourhood tinygrad cannot rewrite on its own: never cut into it
         self.rewritten[u] = None
     return self.rewritten[u]
@@ -570,20 +574,28 @@ def _capture(nodes, requested_mask, roots, apply_map) -> Captured:
   return Captured(values, owned, [eager_value(u) for u in roots], kernels, live)
 
 
-def rebuilt(live: Live, payloads: list, replacements: dict | None = None) -> dict:
+def rebuilt(live: Live, payloads: list, replacements: dict | None = None, frozen: set | None = None) -> dict:
   """Each op's node as it stood when captured, rebuilt over buffers of the saved payloads: every op
-  that holds data (an input, a buffer constant) and every replaced op reads a fresh buffer; what no
-  op stands for (a lazy weight's parts) is what eager realized of it; writes are read as values.
-  `payloads[i]` (and a replacement) is (data, dtype name, shape). Returns node -> rebuilt node."""
+  that holds data (an input, a buffer constant), every replaced op and every `frozen` op reads a fresh
+  buffer; what no op stands for (a lazy weight's parts) is what eager realized of it; writes are read
+  as values. `payloads[i]` (and a replacement) is (data, dtype name, shape). Returns node -> rebuilt."""
   subs: dict[UOp, UOp] = {}
-  replacements = replacements or {}
+  replacements, frozen = replacements or {}, frozen or set()
   for i, u in enumerate(live.nodes):
     if i in replacements: subs[u] = fresh_buffer(*replacements[i])
-    elif live.data_leaf(u) and payloads[i] is not None: subs[u] = fresh_buffer(*payloads[i])
+    elif (i in frozen or live.data_leaf(u)) and payloads[i] is not None: subs[u] = fresh_buffer(*payloads[i])
   for key, value in live.eager_map.items():
     if key not in subs and key not in live.index: subs[key] = value
   sink = without_writes(UOp.sink(*live.nodes).substitute(subs))
   return dict(zip(live.nodes, sink.src))
+
+
+def chained_ops(live: Live) -> list:
+  """The ops the capture computed from other ops' buffers: every computed op but the faithful ones
+  (reductions, outputs: each its whole graph in a schedule of its own, as tinygrad computes it alone),
+  what eager's schedule realized, and views (exact over an exact parent)."""
+  return [i for i, u in enumerate(live.nodes) if u in live.requested and u not in live.plan.faithful
+          and u not in live.eager_map and u.op in CHAINABLE]
 
 
 def alone(live: Live, payloads: list, ops: list) -> list:

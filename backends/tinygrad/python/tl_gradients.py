@@ -44,6 +44,11 @@ def derive(live: Live, payloads: list, outputs: list, expression: str, targets: 
     gradients = [g.uop for g in loss.gradient(*target_tensors)]
     # an input gradient that reads no buffer (a zero where the loss does not reach) has no eager kernel
     input_set = {i for i, g in zip(targets, gradients) if i in set(inputs) and any(x.op is Ops.BUFFER for x in g.toposort())}
+    # an eager twin realizes its outputs before its gradients, so a gradient that reads an output
+    # (an exp's) reads it as realized: the same here, from eager's buffers of the capture
+    realized_outputs = {nodes[u]: live.eager_map[u] for u in live.roots if u in live.eager_map}
+    if realized_outputs:
+      gradients = [g.substitute(realized_outputs, walk=True) if i in input_set else g for i, g in zip(targets, gradients)]
     eager_part = [g for i, g in zip(targets, gradients) if i in input_set]
     others = [(i, g) for i, g in zip(targets, gradients) if i not in input_set]
     plan = make_plan([g for _, g in others], exact=False) if others else None
@@ -95,11 +100,20 @@ def derive(live: Live, payloads: list, outputs: list, expression: str, targets: 
 
 
 def losses(live: Live, payloads: list, outputs: list, expression: str, replacement_sets: list) -> list:
-  """The loss (widened to float64) re-evaluated once per replacement set (op -> payload), in one run."""
+  """The loss (widened to float64) re-evaluated once per replacement set (op -> payload), in one run.
+  Only what lies below a replaced op is recomputed: every other op reads its saved payload."""
   with evaluation_context():
+    consumers: dict[int, list] = {}
+    for i, u in enumerate(live.nodes):
+      for s in u.src:
+        if s in live.index: consumers.setdefault(live.index[s], []).append(i)
     values = []
     for replaced in replacement_sets:
-      nodes = rebuilt(live, payloads, replaced)
+      below, stack = set(), list(replaced)
+      while stack:
+        for c in consumers.get(stack.pop(), []):
+          if c not in below: below.add(c); stack.append(c)
+      nodes = rebuilt(live, payloads, replaced, frozen=set(range(len(live.nodes))) - below - set(replaced))
       loss = loss_of([Tensor(nodes[live.nodes[i]]) for i in outputs], expression, wide=True)
       values.append(loss.cast(dtypes.float64).uop.contiguous())
     requests = Requests()

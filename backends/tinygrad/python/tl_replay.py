@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from tinygrad.uop.ops import Ops, UOp
 
 from tl_buffer_write import functional_write, is_buffer_write, op_sources
-from tl_evaluation import Builder, Live, Requests, evaluation_context, fresh_buffer, run, with_ownership
+from tl_evaluation import CHAINABLE, VIEWS, Builder, Live, Requests, evaluation_context, fresh_buffer, run, with_ownership
 
 
 @dataclass
@@ -65,6 +65,8 @@ def _plain(live: Live, payloads: Payloads, shared: Builder, op: int) -> UOp:
   if is_buffer_write(u):  # over its (buffer, value) parents' payloads, as a pure write
     buffer, value = (payloads.op(live.index[s]) if s in live.index else s for s in op_sources(u))
     return functional_write(u, buffer, value)
+  if u.op not in CHAINABLE and u.op not in VIEWS:  # a CONTIGUOUS, a COPY: the op over its parents' payloads
+    return u.replace(src=tuple(payloads.op(live.index[s]) if s in live.index else s for s in u.src))
   built = shared.value(u)
   if _holds_reduce(built): built = _builder(live, payloads, private=True).value(u)
   return built
