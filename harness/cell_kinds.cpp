@@ -126,7 +126,8 @@ const std::map<std::string, CellKind, std::less<>>& cell_kinds() {
       {"config_built", {Family::ConfigBuilt, "a forward over layers built from config: every capture check", run_row_cell}},
       {"random_init", {Family::RandomInit, "a seeded forward: every capture check, RNG state equal eager", run_row_cell}},
       {"ecosystem", {Family::Ecosystem, "a model imported from the framework's ecosystem: every capture check", run_row_cell}},
-      {"op_sweep", {Family::OpSweep, "one framework op on the inputs that break tracers (generated): every capture check", run_row_cell}},
+      {"op_sweep",
+       {Family::OpSweep, "one framework op on the inputs that break tracers (generated): every capture check", run_row_cell}},
       {"refusal", {Family::Refusal, "a request refused with its code, the framework's state untouched", run_refusal_cell}},
       {"capability", {Family::Capability, "one capability flag proved on a live capture", run_capability_cell}},
   };

@@ -21,6 +21,6 @@ struct GradientCheck {
 // trace must carry derived grads.
 // `intermediates_only`: skip the inputs (their gradients were checked against autograd already).
 GradientCheck check_grads_against_finite_differences(const Trace& trace, const GradOptions& options,
-                                                    bool intermediates_only = false);
+                                                     bool intermediates_only = false);
 
 }  // namespace tl

@@ -229,8 +229,10 @@ class Reader {
       z ^= z >> 31;
       const double u = static_cast<double>(z >> 11) * 0x1.0p-53;  // [0, 1)
       double value = low + (high - low) * u;
-      if (dtype.kind == DTypeKind::Bool) value = u < 0.5 ? 0.0 : 1.0;
-      else if (!dtype.is_float()) value = std::floor(low + (high - low + 1.0) * u);
+      if (dtype.kind == DTypeKind::Bool)
+        value = u < 0.5 ? 0.0 : 1.0;
+      else if (!dtype.is_float())
+        value = std::floor(low + (high - low + 1.0) * u);
       if (const auto problem = element_problem(dtype, value)) {
         fail(node, what + ": element " + std::to_string(i) + " is " + format_number(value) + ", but " + *problem);
       }

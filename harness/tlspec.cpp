@@ -11,11 +11,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <utility>
 #include <limits>
 #include <map>
 #include <random>
 #include <set>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 

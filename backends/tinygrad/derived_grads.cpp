@@ -32,8 +32,9 @@ void TinygradLiveGraph::derive_grads(Trace& trace, const GradOptions& options) c
       if (op.kind == OpKind::Input) inputs.append(op.index);
     }
     if (py::len(targets) == 0) return;
-    const py::list gradients = backend_module("tl_gradients")
-                                   .attr("derive")(live_, payload_views(trace), output_indices(trace), options.loss, targets, inputs);
+    const py::list gradients =
+        backend_module("tl_gradients")
+            .attr("derive")(live_, payload_views(trace), output_indices(trace), options.loss, targets, inputs);
     for (std::size_t k = 0; k < py::len(targets); ++k) {
       Op& op = trace.ops[targets[k].cast<std::size_t>()];
       op.grad = payload_from_value(gradients[k][py::int_(0)], op.dtype, op.shape, "the gradient of " + op.label,

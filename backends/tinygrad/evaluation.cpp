@@ -27,12 +27,12 @@ Payload payload_from_value(const py::handle& value, const DType& dtype, const st
   {
     // the memoryview is released before its buffer may be freed
     const py::buffer view = py::isinstance<py::bytes>(value) ? py::buffer(py::reinterpret_borrow<py::object>(value))
-                                                              : py::buffer(value.attr("as_memoryview")());
+                                                             : py::buffer(value.attr("as_memoryview")());
     const py::buffer_info info = view.request();
     const auto size = static_cast<std::size_t>(info.size * info.itemsize);
     if (size != expected) {
-      throw std::runtime_error(what + " holds " + std::to_string(size) + " bytes, not the " + std::to_string(expected) +
-                               " of " + dtype.name + shape_string(shape));
+      throw std::runtime_error(what + " holds " + std::to_string(size) + " bytes, not the " + std::to_string(expected) + " of " +
+                               dtype.name + shape_string(shape));
     }
     payload.bytes.resize(size);
     if (size != 0) std::memcpy(payload.bytes.data(), info.ptr, size);
@@ -56,8 +56,8 @@ CaptureEvaluation evaluate_capture(const std::vector<py::object>& nodes, const s
   for (bool wanted : requested) mask.append(py::bool_(wanted));
   for (const py::object& root : roots) root_list.append(root);
   // Eager realize re-points every live tensor that reaches a realized node; so does the capture.
-  const py::object apply_map = py::cpp_function(
-      [&api](const py::dict& map) { api.tensor_module.attr("_apply_map_to_tensors")(map, "tl capture"); });
+  const py::object apply_map =
+      py::cpp_function([&api](const py::dict& map) { api.tensor_module.attr("_apply_map_to_tensors")(map, "tl capture"); });
   const py::object captured = backend_module("tl_evaluation").attr("capture")(node_list, mask, root_list, apply_map);
   stats.evaluations = 1;
   stats.kernels = captured.attr("kernels").cast<int>();
@@ -79,7 +79,8 @@ CaptureEvaluation evaluate_capture(const std::vector<py::object>& nodes, const s
       result.root_payloads.emplace_back();  // a view of what eager realized: derived from its parent
       continue;
     }
-    result.root_payloads.emplace_back(payload_from_value(root_values[r], shape.dtype, shape.shape, "output " + std::to_string(r)));
+    result.root_payloads.emplace_back(
+        payload_from_value(root_values[r], shape.dtype, shape.shape, "output " + std::to_string(r)));
   }
   result.live = captured.attr("live");
   return result;

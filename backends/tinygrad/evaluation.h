@@ -16,7 +16,7 @@ namespace tl::tinygrad {
 // What the capture's evaluation gives: a payload per requested node, one per root (the forward's
 // outputs, from eager's own schedule), and what the live trace keeps for replays (tl_evaluation.Live).
 struct CaptureEvaluation {
-  std::vector<Payload> payloads;       // per requested node, in node order
+  std::vector<Payload> payloads;  // per requested node, in node order
   // per root: eager's value, or none for a view of what eager realized (the caller derives it)
   std::vector<std::optional<Payload>> root_payloads;
   pybind11::object live;

@@ -169,7 +169,9 @@ std::vector<Payload> realized_outputs(const std::vector<py::object>& outputs) {
   return payloads;
 }
 
-std::vector<Payload> realized_outputs(const py::object& returned) { return realized_outputs(output_list(TinygradApi(), returned)); }
+std::vector<Payload> realized_outputs(const py::object& returned) {
+  return realized_outputs(output_list(TinygradApi(), returned));
+}
 
 class TinygradProtocol : public BackendProtocol {
  public:

@@ -7,7 +7,8 @@
 //   perturbation each parent of a compute op replaced by tried values (perturbation.h): verified when
 //                the op's first elements change, unverified with a reason when no try changes them;
 //   final state  failed on any failure, unverified when nothing was replayed, passed otherwise.
-// Jobs are built and evaluated by python/tl_replay.py in one tinygrad evaluation; this file decides.
+// Jobs are built and evaluated by python/tl_replay.py in one tinygrad evaluation per round (a second
+// round holds the later tries of edges the first try left unchanged); this file decides.
 #include <pybind11/pybind11.h>
 
 #include <map>
@@ -68,7 +69,8 @@ bool same_op_count(const Trace& trace, const std::vector<py::object>& uops, Vali
 
 // Structure, per op: the same UOp op as captured, and exactly the captured graph's parent edges (a
 // computed op's; inputs and constants have none), each before it.
-void check_structure(const Trace& trace, const std::vector<py::object>& uops, const py::list& expected, ValidationStatus& status) {
+void check_structure(const Trace& trace, const std::vector<py::object>& uops, const py::list& expected,
+                     ValidationStatus& status) {
   for (const Op& op : trace.ops) {
     const std::string recorded = op_name(uops[op.index]);
     if (op.framework_op != recorded)
@@ -104,33 +106,54 @@ void check_ground_truth(const Trace& trace, const std::vector<Payload>& outputs,
   }
 }
 
-// The jobs of one validation, as tl_replay.Job dicts, and what each one is for.
-struct ReplayPlan {
+// The jobs of one evaluation, as tl_replay.Job dicts, and the perturbation tries they reference.
+struct JobList {
   py::list jobs;
-  std::vector<Payload> tried;  // the perturbation tries, referenced by index from the jobs
-  struct Edge {
-    std::size_t op;
-    std::size_t position;
-    std::size_t parent;
-    std::size_t local_plain;    // the job of the op's local replay over its saved parents
-    std::vector<std::size_t> tries;
-  };
-  std::vector<std::pair<std::size_t, std::size_t>> plain;  // (op, job)
-  std::vector<Edge> edges;
+  std::vector<Payload> tried;
 
   std::size_t add(py::dict job) {
     jobs.append(std::move(job));
     return py::len(jobs) - 1;
   }
+  // A local job of `op` with the parent at `position` replaced by `payload`.
+  std::size_t add_try(const Op& op, std::size_t position, Payload payload) {
+    tried.push_back(std::move(payload));
+    py::dict job, replacements;
+    replacements[py::int_(position)] = tried.size() - 1;
+    job["op"] = op.index;
+    job["local"] = true;
+    job["limit"] = kPerturbedElements;
+    job["replacements"] = replacements;
+    return add(job);
+  }
 };
 
-ReplayPlan plan_replay(const Trace& trace, const py::list& constant) {
-  ReplayPlan plan;
+// One perturbed edge: the op, the parent it reads at `position`, and what its tries showed.
+struct Edge {
+  std::size_t op;
+  std::size_t position;
+  std::size_t parent;
+  std::size_t local_plain;  // the first round's job of the op's local replay over its saved parents
+  std::vector<Payload> later_tries;
+  bool changed = false;
+  std::string error;
+};
+
+// The first round: every op's plain replay, and per edge its local plain replay and first try.
+struct FirstRound {
+  JobList list;
+  std::vector<std::pair<std::size_t, std::size_t>> plain;  // (op, job)
+  std::vector<Edge> edges;
+  std::vector<std::size_t> first_try;  // per edge, its job
+};
+
+FirstRound plan_first_round(const Trace& trace, const py::list& constant) {
+  FirstRound round;
   for (const Op& op : trace.ops) {
     if (op.kind != OpKind::Compute && op.kind != OpKind::View) continue;
     py::dict job;
     job["op"] = op.index;
-    plan.plain.emplace_back(op.index, plan.add(job));
+    round.plain.emplace_back(op.index, round.list.add(job));
   }
   for (const Op& op : trace.ops) {
     // A view's replay reads its parent by construction: perturbing it tells nothing more.
@@ -143,23 +166,15 @@ ReplayPlan plan_replay(const Trace& trace, const py::list& constant) {
         job["op"] = op.index;
         job["local"] = true;
         job["limit"] = kPerturbedElements;
-        local_plain = plan.add(job);
+        local_plain = round.list.add(job);
       }
-      ReplayPlan::Edge edge{op.index, parent.position, parent.op, *local_plain, {}};
-      for (Payload& tried : perturbation_tries(*trace.ops[parent.op].out)) {
-        plan.tried.push_back(std::move(tried));
-        py::dict job, replacements;
-        replacements[py::int_(parent.position)] = plan.tried.size() - 1;
-        job["op"] = op.index;
-        job["local"] = true;
-        job["limit"] = kPerturbedElements;
-        job["replacements"] = replacements;
-        edge.tries.push_back(plan.add(job));
-      }
-      plan.edges.push_back(std::move(edge));
+      std::vector<Payload> tries = perturbation_tries(*trace.ops[parent.op].out);
+      round.first_try.push_back(round.list.add_try(op, parent.position, std::move(tries.front())));
+      tries.erase(tries.begin());
+      round.edges.push_back({op.index, parent.position, parent.op, *local_plain, std::move(tries)});
     }
   }
-  return plan;
+  return round;
 }
 
 // A job's value as a payload, or the reason there is none.
@@ -168,7 +183,7 @@ struct JobResult {
   std::string error;
 };
 
-std::vector<JobResult> evaluate_jobs(const TinygradLiveGraph& live, const Trace& trace, const ReplayPlan& plan,
+std::vector<JobResult> evaluate_jobs(const TinygradLiveGraph& live, const Trace& trace, const JobList& list,
                                      std::optional<std::string>& failure) {
   py::list parents;
   for (const Op& op : trace.ops) {
@@ -177,22 +192,22 @@ std::vector<JobResult> evaluate_jobs(const TinygradLiveGraph& live, const Trace&
     parents.append(positions);
   }
   py::list extra;
-  for (const Payload& tried : plan.tried) extra.append(payload_view(tried));
+  for (const Payload& tried : list.tried) extra.append(payload_view(tried));
   py::tuple evaluated;
   try {
-    evaluated = backend_module("tl_replay").attr("replay")(live.live(), parents, payload_views(trace), extra, plan.jobs);
+    evaluated = backend_module("tl_replay").attr("replay")(live.live(), parents, payload_views(trace), extra, list.jobs);
   } catch (py::error_already_set& error) {
     failure = "tinygrad could not evaluate the replay: " + py::str(error.value()).cast<std::string>();
     return {};
   }
   const py::list values = evaluated[0], errors = evaluated[1];
-  std::vector<JobResult> results(py::len(plan.jobs));
+  std::vector<JobResult> results(py::len(list.jobs));
   for (std::size_t j = 0; j < results.size(); ++j) {
     if (!errors[j].is_none()) {
       results[j].error = errors[j].cast<std::string>();
       continue;
     }
-    const py::dict job = plan.jobs[j];
+    const py::dict job = list.jobs[j];
     const Op& op = trace.ops[job["op"].cast<std::size_t>()];
     std::vector<std::int64_t> shape = op.shape;
     if (job.contains("limit")) {
@@ -205,8 +220,41 @@ std::vector<JobResult> evaluate_jobs(const TinygradLiveGraph& live, const Trace&
   return results;
 }
 
-void judge(const Trace& trace, const ReplayPlan& plan, const std::vector<JobResult>& results, ValidationStatus& status) {
-  for (const auto& [index, job] : plan.plain) {
+// Whether a try's result differs from the local plain replay (an error is kept on the edge).
+void observe(Edge& edge, const JobResult& plain, const JobResult& tried) {
+  if (!tried.value)
+    edge.error = tried.error;
+  else if (plain.value)
+    edge.changed = edge.changed || !compare(*plain.value, *tried.value).equal;
+}
+
+// Runs the first round, then a second with the later tries of every edge the first try left
+// unchanged: most edges change at once, so most ops are evaluated twice, not four times.
+std::vector<JobResult> run_rounds(const TinygradLiveGraph& live, const Trace& trace, FirstRound& round,
+                                  std::optional<std::string>& failure) {
+  std::vector<JobResult> results = evaluate_jobs(live, trace, round.list, failure);
+  if (failure) return results;
+  JobList second;
+  std::vector<std::pair<std::size_t, std::size_t>> second_jobs;  // (edge, job)
+  for (std::size_t e = 0; e < round.edges.size(); ++e) {
+    Edge& edge = round.edges[e];
+    observe(edge, results[edge.local_plain], results[round.first_try[e]]);
+    if (edge.changed || !edge.error.empty() || !results[edge.local_plain].value) continue;
+    for (Payload& tried : edge.later_tries)
+      second_jobs.emplace_back(e, second.add_try(trace.ops[edge.op], edge.position, std::move(tried)));
+  }
+  if (second_jobs.empty()) return results;
+  const std::vector<JobResult> later = evaluate_jobs(live, trace, second, failure);
+  if (failure) return results;
+  for (const auto& [e, job] : second_jobs) {
+    Edge& edge = round.edges[e];
+    observe(edge, results[edge.local_plain], later[job]);
+  }
+  return results;
+}
+
+void judge(const Trace& trace, const FirstRound& round, const std::vector<JobResult>& results, ValidationStatus& status) {
+  for (const auto& [index, job] : round.plain) {
     const Op& op = trace.ops[index];
     if (!results[job].value) {
       decide(status, op, Phase::Replay, Verdict::Fail, "cannot rebuild the op from its parents: " + results[job].error);
@@ -218,28 +266,21 @@ void judge(const Trace& trace, const ReplayPlan& plan, const std::vector<JobResu
                             : "replay differs from the saved payload: " + comparison.message);
     ++status.replayed;
   }
-  for (const ReplayPlan::Edge& edge : plan.edges) {
+  for (const Edge& edge : round.edges) {
     const Op& op = trace.ops[edge.op];
     const Op& parent = trace.ops[edge.parent];
     const JobResult& plain = results[edge.local_plain];
     if (!plain.value) {
       decide(status, op, Phase::Perturbation, Verdict::Fail, "cannot rebuild the op over its parents: " + plain.error);
-      continue;
+    } else if (!edge.error.empty()) {
+      decide(status, op, Phase::Perturbation, Verdict::Fail,
+             "cannot rebuild the op with " + parent.label + " replaced: " + edge.error);
+    } else {
+      decide(status, op, Phase::Perturbation, edge.changed ? Verdict::Pass : Verdict::Unverified,
+             edge.changed ? "replacing " + parent.label + " changes the output"
+                          : "replacing " + parent.label +
+                                " never changed the output: " + unverified_reason(trace, op, parent, *plain.value));
     }
-    bool changed = false;
-    std::string error;
-    for (std::size_t job : edge.tries) {
-      if (!results[job].value) error = results[job].error;
-      else changed = changed || !compare(*plain.value, *results[job].value).equal;
-    }
-    if (!error.empty()) {
-      decide(status, op, Phase::Perturbation, Verdict::Fail, "cannot rebuild the op with " + parent.label + " replaced: " + error);
-      continue;
-    }
-    decide(status, op, Phase::Perturbation, changed ? Verdict::Pass : Verdict::Unverified,
-           changed ? "replacing " + parent.label + " changes the output"
-                   : "replacing " + parent.label + " never changed the output: " +
-                         unverified_reason(trace, op, parent, *plain.value));
   }
 }
 
@@ -274,14 +315,14 @@ ValidationStatus TinygradLiveGraph::validate(const Trace& trace, const std::vect
     check_structure(trace, uops_, replay.attr("expected_parents")(live_), status);
     check_ground_truth(trace, outputs, status);
     if (has_failed(status)) return;
-    const ReplayPlan plan = plan_replay(trace, replay.attr("constant_ops")(live_));
+    FirstRound round = plan_first_round(trace, replay.attr("constant_ops")(live_));
     std::optional<std::string> failure;
-    const std::vector<JobResult> results = evaluate_jobs(*this, trace, plan, failure);
+    const std::vector<JobResult> results = run_rounds(*this, trace, round, failure);
     if (failure) {
       decide(status, Op{.label = "(replay evaluation)"}, Phase::Replay, Verdict::Fail, *failure);
       return;
     }
-    judge(trace, plan, results, status);
+    judge(trace, round, results, status);
   });
   settle_state(status);
   return status;

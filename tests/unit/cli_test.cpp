@@ -346,7 +346,8 @@ TEST(Cli, ListCtestLabelsAFixedSamplePerFamily) {
     const std::string family = line.substr(labels + 23, line.find(";sample]==]") - labels - 23);
     ++sampled[family];
   }
-  EXPECT_EQ(sampled, (std::map<std::string, int>{{"capability", 3}, {"config_built", 3}, {"random_init", 3}, {"refusal", 3}}))
+  EXPECT_EQ(sampled, (std::map<std::string, int>{
+                         {"capability", 3}, {"config_built", 3}, {"op_sweep", 3}, {"random_init", 3}, {"refusal", 3}}))
       << outcome.stdout_text.substr(0, 3000);
   EXPECT_EQ(tlconform({"list", "--ctest"}, 30).stdout_text, outcome.stdout_text) << "the sample is not fixed";
 }

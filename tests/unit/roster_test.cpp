@@ -266,7 +266,8 @@ TEST_F(RosterFile, TensorValuesFitTheirDtype) {
   expect_error(with_input("{values: [9007199254740993], dtype: int64}"), 5, "int64 values must lie in");  // read as 2^53
   expect_error(with_input("{values: [1e300], dtype: uint64}"), 5, "uint64 values must lie in [0, 9007199254740991]");
   expect_error(with_input("{shape: [3], arange: {start: 0, step: 0.5}, dtype: int32}"), 5, "element 1 is 0.5");
-  expect_error(with_input("{values: [1.0], shape: [1]}"), 5, "needs either 'values' or 'shape' with 'arange'");
+  expect_error(with_input("{values: [1.0], shape: [1]}"), 5,
+               "needs either 'values', or 'shape' with one of 'arange' and 'uniform'");
   const Roster roster =
       load_roster(write("rows:\n  - id: a\n    family: config_built\n    inputs:\n      i: {values: [-128, 127], dtype: int8}\n"
                         "      u: {values: [0, 255], dtype: uint8}\n      b: {values: [true, false, 0, 1], dtype: bool}\n"

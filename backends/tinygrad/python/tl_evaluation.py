@@ -584,8 +584,12 @@ def rebuilt(live: Live, payloads: list, replacements: dict | None = None, frozen
   for i, u in enumerate(live.nodes):
     if i in replacements: subs[u] = fresh_buffer(*replacements[i])
     elif (i in frozen or live.data_leaf(u)) and payloads[i] is not None: subs[u] = fresh_buffer(*payloads[i])
+  # A node eager realized that lies below a replaced op must be recomputed, not read from eager.
+  replaced = {live.nodes[i] for i in replacements}
   for key, value in live.eager_map.items():
-    if key not in subs and key not in live.index: subs[key] = value
+    if key in subs or key in live.index: continue
+    if replaced and any(n in replaced for n in key.toposort()): continue
+    subs[key] = value
   sink = without_writes(UOp.sink(*live.nodes).substitute(subs))
   return dict(zip(live.nodes, sink.src))
 

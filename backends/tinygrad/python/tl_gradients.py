@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from tinygrad.dtype import dtypes
 from tinygrad.tensor import Tensor
-from tinygrad.uop.ops import Ops, UOp
+from tinygrad.uop.ops import GroupOp, Ops, UOp
 
+from tl_buffer_write import op_sources
 from tl_evaluation import (Builder, Live, Requests, eager_schedule, evaluation_context, fresh_buffer, make_plan, rebuilt, run,
                            with_ownership)
 
@@ -105,15 +106,19 @@ def losses(live: Live, payloads: list, outputs: list, expression: str, replaceme
   with evaluation_context():
     consumers: dict[int, list] = {}
     for i, u in enumerate(live.nodes):
-      for s in u.src:
+      for s in op_sources(u):  # a buffer write reads its value through its STORE
         if s in live.index: consumers.setdefault(live.index[s], []).append(i)
+    comparisons = {i for i, u in enumerate(live.nodes) if u.op in GroupOp.Comparison}
     values = []
     for replaced in replacement_sets:
       below, stack = set(), list(replaced)
       while stack:
         for c in consumers.get(stack.pop(), []):
           if c not in below: below.add(c); stack.append(c)
-      nodes = rebuilt(live, payloads, replaced, frozen=set(range(len(live.nodes))) - below - set(replaced))
+      # Comparisons read their saved payloads, as tinygrad's autograd holds a mask constant: a step
+      # across a comparison's boundary (max_pool2d's indices) is not the derivative autograd gives.
+      frozen = (set(range(len(live.nodes))) - below - set(replaced)) | (comparisons - set(replaced))
+      nodes = rebuilt(live, payloads, replaced, frozen=frozen)
       loss = loss_of([Tensor(nodes[live.nodes[i]]) for i in outputs], expression, wide=True)
       values.append(loss.cast(dtypes.float64).uop.contiguous())
     requests = Requests()
