@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 namespace tl {
 namespace {
@@ -72,6 +74,35 @@ double stored(const DType& dtype, double value) { return Payload::from_doubles(d
 
 }  // namespace
 
+// The float compute ops whose samples are cheapest to re-evaluate: each sample recomputes what lies
+// below the op, so the ones with the fewest elements downstream (later ops first on a tie). A
+// matmul's inputs would cost a whole 64x64x64 product per sample; the rule checked is the same.
+std::vector<std::size_t> cheapest_intermediates(const Trace& trace, const std::vector<std::vector<std::size_t>>& children) {
+  std::vector<std::pair<std::int64_t, std::size_t>> costs;  // (elements downstream, -index order)
+  for (const Op& op : trace.ops) {
+    if (op.kind != OpKind::Compute || !op.dtype.is_float()) continue;
+    std::vector<bool> seen(trace.ops.size(), false);
+    std::vector<std::size_t> stack{op.index};
+    std::int64_t elements = 0;
+    while (!stack.empty()) {
+      const std::size_t at = stack.back();
+      stack.pop_back();
+      for (std::size_t child : children[at]) {
+        if (seen[child]) continue;
+        seen[child] = true;
+        elements += trace.ops[child].out ? trace.ops[child].out->numel() : 0;
+        stack.push_back(child);
+      }
+    }
+    costs.emplace_back(elements, op.index);
+  }
+  std::stable_sort(costs.begin(), costs.end(),
+                   [](const auto& a, const auto& b) { return a.first != b.first ? a.first < b.first : a.second > b.second; });
+  std::vector<std::size_t> chosen;
+  for (std::size_t i = 0; i < costs.size() && chosen.size() < kIntermediateOps; ++i) chosen.push_back(costs[i].second);
+  return chosen;
+}
+
 // Longer than most: one pass per checked element (perturb, re-evaluate the loss both ways, compare
 // at the dtype's precision) that keeps the worst element for the detail; split, its state would be
 // passed through every piece.
@@ -81,24 +112,18 @@ GradientCheck check_grads_against_finite_differences(const Trace& trace, const G
   for (const Op& op : trace.ops) {
     if (!intermediates_only && op.kind == OpKind::Input && op.dtype.is_float()) ops.push_back(op.index);
   }
-  std::size_t intermediates = 0;
-  for (auto it = trace.ops.rbegin(); it != trace.ops.rend() && intermediates < kIntermediateOps; ++it) {
-    if (it->kind == OpKind::Compute && it->dtype.is_float()) {
-      ops.push_back(it->index);
-      ++intermediates;
+  std::vector<std::vector<std::size_t>> children(trace.ops.size());
+  for (const Op& op : trace.ops) {
+    for (const ParentRef& parent : op.parents) {
+      if (parent.op < children.size()) children[parent.op].push_back(op.index);
     }
   }
+  for (std::size_t index : cheapest_intermediates(trace, children)) ops.push_back(index);
   if (ops.empty() && !intermediates_only) {
     // No float input or compute op (a forward that returns a closure tensor): its closures, then.
     // Only then, since a bias perturbed as a whole moves every element it reaches across a kink.
     for (const Op& op : trace.ops) {
       if (op.kind == OpKind::Constant && op.constant_kind == "closure" && op.dtype.is_float()) ops.push_back(op.index);
-    }
-  }
-  std::vector<std::vector<std::size_t>> children(trace.ops.size());
-  for (const Op& op : trace.ops) {
-    for (const ParentRef& parent : op.parents) {
-      if (parent.op < children.size()) children[parent.op].push_back(op.index);
     }
   }
   // The scale of the loss's own rounding: the default loss sums every float output.

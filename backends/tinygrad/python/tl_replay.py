@@ -9,7 +9,9 @@ what perturbation compares with its local plain twin.
 
 A job that inlines a reduction reads buffers of its own, so no node of it is shared with another
 job (tinygrad would otherwise realize a shared node once, and fuse the reduction differently from
-the capture)."""
+the capture). The ops whose payload is eager's (the outputs) are rebuilt as eager computed them: their
+whole graphs over one set of buffers of their own, in the same schedule, so tinygrad splits them
+into the kernels it split eager's into (outputs that share a reduction share its kernel)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -36,12 +38,18 @@ class Payloads:
   a replacement's. Shared ones are made once; a private job asks for its own."""
 
   def __init__(self, payloads, extra):
-    self.payloads, self.extra, self.shared = payloads, extra, {}
+    self.payloads, self.extra, self.shared, self.eager_group = payloads, extra, {}, {}
 
   def op(self, i: int, private: bool = False) -> UOp:
     if private: return fresh_buffer(*self.payloads[i])
     if i not in self.shared: self.shared[i] = fresh_buffer(*self.payloads[i])
     return self.shared[i]
+
+  def eager(self, i: int) -> UOp:
+    """The buffers the ops eager's schedule computed read: one set for all of them, apart from every
+    other job's, so tinygrad splits them into the kernels eager's schedule had."""
+    if i not in self.eager_group: self.eager_group[i] = fresh_buffer(*self.payloads[i])
+    return self.eager_group[i]
 
   def replacement(self, k: int) -> UOp:
     return fresh_buffer(*self.extra[k])
@@ -70,6 +78,8 @@ def _plain(live: Live, payloads: Payloads, shared: Builder, op: int) -> UOp:
     return functional_write(u, buffer, value)
   if u.op not in CHAINABLE and u.op not in VIEWS:  # a CONTIGUOUS, a COPY: the op over its parents' payloads
     return u.replace(src=tuple(payloads.op(live.index[s]) if s in live.index else s for s in u.src))
+  if u in live.eager_map:  # the capture took eager's value: the outputs' whole graphs, scheduled together
+    return live.over_payloads(u, payloads.eager)
   built = shared.value(u)
   if _holds_reduce(built): built = _builder(live, payloads, private=True).value(u)
   return built
@@ -89,6 +99,11 @@ def _local(live: Live, payloads: Payloads, parents: dict, job: Job) -> UOp:
     # Element k of an elementwise op reads element k of each source: its first elements need only
     # theirs, so a perturbation of a 64x64x64 product computes 1,024 elements, not 262,144.
     return u.replace(src=tuple(_first(s, job.limit) for s in sources))
+  elif job.limit is not None and u.op is Ops.REDUCE and 0 not in u.arg[1] and u.numel() > job.limit:
+    # The first elements of a reduction over other axes are its first rows: reduce only those.
+    rows = -(-job.limit // (u.numel() // u.shape[0]))
+    source = sources[0]
+    built = u.replace(src=(source.shrink(((0, rows),) + tuple((0, d) for d in source.shape[1:])),))
   else:
     built = u.replace(src=tuple(sources))
   if job.limit is not None and built.numel() > job.limit: built = _first(built, job.limit)

@@ -57,10 +57,10 @@ def generate() -> str:
     out.append(row(f"op_{name}", description, {"x": over, "e": entry.get("extreme", "extreme"), "h": "h", "b": "bf"},
                    forward, presets, extra))
   for entry in data["rows"]:
-    name = entry["covers"][0].strip("_")
+    name = entry.get("id", "op_" + entry["covers"][0].strip("_"))  # `id` where one name needs two rows
     extra = {k: entry[k] for k in ("xfail", "requires") if k in entry}
     if "validation" in entry: extra["expect"] = {"validation": entry["validation"]}
-    out.append(row(f"op_{name}", "Tensor." + ", ".join(entry["covers"]), entry["inputs"], entry["forward"], presets, extra))
+    out.append(row(name, "Tensor." + ", ".join(entry["covers"]), entry["inputs"], entry["forward"], presets, extra))
   for entry in data.get("xfails", []):
     out.append(row(entry["id"], "a tinygrad bug, as a row expected to fail", entry["inputs"], entry["forward"], presets,
                    {"xfail": entry["xfail"]}))
