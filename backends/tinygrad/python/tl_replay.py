@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from tinygrad.uop.ops import GroupOp, Ops, UOp
 
 from tl_buffer_write import functional_write, is_buffer_write, op_sources
-from tl_evaluation import CHAINABLE, VIEWS, Builder, Live, Requests, evaluation_context, fresh_buffer, run, with_ownership
+from tl_evaluation import CHAINABLE, VIEWS, Builder, Live, Requests, evaluation_context, fresh_buffer, over, run, with_ownership
 
 
 ELEMENTWISE = set(GroupOp.ALU) | {Ops.CAST}  # not BITCAST: it may change the shape
@@ -78,8 +78,15 @@ def _plain(live: Live, payloads: Payloads, shared: Builder, op: int) -> UOp:
     return functional_write(u, buffer, value)
   if u.op not in CHAINABLE and u.op not in VIEWS:  # a CONTIGUOUS, a COPY: the op over its parents' payloads
     return u.replace(src=tuple(payloads.op(live.index[s]) if s in live.index else s for s in u.src))
-  if u in live.eager_map:  # the capture took eager's value: the outputs' whole graphs, scheduled together
-    return live.over_payloads(u, payloads.eager)
+  if u in live.eager_map:  # the capture took eager's value: the outputs' whole graphs, scheduled together,
+    # reading what eager's schedule realized of other ops (lazily initialized weights, another output)
+    given = {n: payloads.eager(live.index[n]) for n in live.eager_map if n in live.index and n is not u}
+    return live.over_payloads(u, payloads.eager, given)
+  if u.op in VIEWS:  # a view is its parent op's payload seen through the view, exactly as captured
+    n = u.src[0]
+    while n not in live.index and n.op in VIEWS: n = n.src[0]
+    if n in live.index and payloads.payloads[live.index[n]] is not None:
+      return over(u, payloads.op(live.index[n]), at=n)
   built = shared.value(u)
   if _holds_reduce(built): built = _builder(live, payloads, private=True).value(u)
   return built
