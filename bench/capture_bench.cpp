@@ -53,6 +53,12 @@ def conv_net():
     head.weight, head.bias = fixed(3, 4), fixed(3)
     return (lambda x: head(c2(c1(x).relu()).relu().mean(axis=(2, 3)))), fixed(1, 1, 6, 6)
 
+# The issue 21 matmul: 64x64 @ 64x64, uniform in [-2, 2] (numpy seed 0), a 64-term sum per element.
+def matmul64():
+    rng = np.random.default_rng(0)
+    w = Tensor(rng.uniform(-2, 2, (64, 64)).astype(np.float32))
+    return (lambda x: (x @ w).relu()), Tensor(rng.uniform(-2, 2, (64, 64)).astype(np.float32))
+
 # A residual chain: `depth` steps of (h @ w + b).relu() + h * 0.5, so shared sub-graphs are included;
 # about 17 recorded ops per step.
 def chain(depth):
@@ -238,7 +244,7 @@ void add(const std::string& kind, const std::string& model, int depth = 0) {
 // evaluation re-schedules its whole past), so it stops near 262 ops.
 int main(int argc, char** argv) {
   for (const char* kind : {"EagerForward", "Capture", "BareFloor", "BareFloorWithViews", "ReplayValidation", "DerivedGrads"}) {
-    for (const char* model : {"tutorial", "mlp_softmax", "conv_net"}) add(kind, model);
+    for (const char* model : {"tutorial", "mlp_softmax", "conv_net", "matmul64"}) add(kind, model);
     for (int depth : {1, 4, 15, 60, 118}) add(kind, "chain", depth);
   }
   for (const char* kind : {"EagerForward", "Capture", "BareFloor", "ReplayValidation", "DerivedGrads"}) {

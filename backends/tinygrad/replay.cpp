@@ -200,7 +200,7 @@ std::vector<JobResult> evaluate_jobs(const TinygradLiveGraph& live, const Trace&
     failure = "tinygrad could not evaluate the replay: " + py::str(error.value()).cast<std::string>();
     return {};
   }
-  const py::list values = evaluated[0], errors = evaluated[1];
+  const py::list values = evaluated[0], errors = evaluated[1], shapes = evaluated[2];
   std::vector<JobResult> results(py::len(list.jobs));
   for (std::size_t j = 0; j < results.size(); ++j) {
     if (!errors[j].is_none()) {
@@ -209,10 +209,11 @@ std::vector<JobResult> evaluate_jobs(const TinygradLiveGraph& live, const Trace&
     }
     const py::dict job = list.jobs[j];
     const Op& op = trace.ops[job["op"].cast<std::size_t>()];
+    // a limited local job holds only its first elements, flattened: as many as the backend built
     std::vector<std::int64_t> shape = op.shape;
     if (job.contains("limit")) {
-      const std::int64_t numel = op.out->numel();
-      if (numel > kPerturbedElements) shape = {kPerturbedElements};
+      shape.clear();
+      for (const py::handle extent : shapes[j]) shape.push_back(extent.cast<std::int64_t>());
     }
     results[j].value = payload_from_value(values[j][py::int_(0)], op.dtype, shape, "the replay of " + op.label,
                                           values[j][py::int_(1)].cast<bool>());

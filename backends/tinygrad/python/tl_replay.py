@@ -107,9 +107,10 @@ def _local(live: Live, payloads: Payloads, parents: dict, job: Job) -> UOp:
     # theirs, so a perturbation of a 64x64x64 product computes 1,024 elements, not 262,144.
     return u.replace(src=tuple(_first(s, job.limit) for s in sources))
   elif job.limit is not None and u.op is Ops.REDUCE and 0 not in u.arg[1] and u.numel() > job.limit:
-    # The first elements of a reduction over other axes are its first rows: reduce only those.
-    rows = -(-job.limit // (u.numel() // u.shape[0]))
+    # The first elements of a reduction over other axes are its first rows: reduce only as many as
+    # read about `limit` terms (one at least), since every term costs as an element does.
     source = sources[0]
+    rows = max(1, job.limit // max(1, source.numel() // source.shape[0]))
     built = u.replace(src=(source.shrink(((0, rows),) + tuple((0, d) for d in source.shape[1:])),))
   else:
     built = u.replace(src=tuple(sources))
@@ -136,7 +137,8 @@ def constant_ops(live: Live) -> list:
 
 def replay(live: Live, parents: list, payloads: list, extra: list, jobs: list) -> tuple:
   """Evaluates every job in one run. Returns, per job, the Buffer holding its value (None when
-  empty), and per job the error that kept it from being built (None when it was).
+  empty), the error that kept it from being built (None when it was), and the shape of its value
+  (a limited local job's is flat and may be shorter than its limit).
   `parents[i]` maps op i's argument positions to its parent ops."""
   with evaluation_context():
     store = Payloads(payloads, extra)
@@ -157,4 +159,5 @@ def replay(live: Live, parents: list, payloads: list, extra: list, jobs: list) -
       if sinks[-1] is not None: requests.add(sinks[-1], private=False)
     run(requests.finish())
     values = [None if s is None else requests.buffer(s) for s in sinks]
-    return with_ownership(values, [s is not None and requests.created(s) for s in sinks]), errors
+    shapes = [None if b is None else tuple(b.shape) for b in built]
+    return with_ownership(values, [s is not None and requests.created(s) for s in sinks]), errors, shapes
