@@ -134,6 +134,50 @@ reference_x, reference_w = [g.tolist() for g in twin.gradient(x, w)]
   EXPECT_TRUE(py::eval("out.tolist() == twin.tolist()", scope).cast<bool>());
 }
 
+// Every op the capture computed from other ops' buffers equals its value realized on its own (the
+// cells check a sample of 16). Binary cross-entropy on logits inlines a sum of two products into its
+// negation while that sum is requested too: in one schedule tinygrad would realize the sum once (it
+// reads more than three buffers) and the negation would read it, unfused (issue 21).
+TEST(Capture, EveryChainedOpOfACrossEntropyEqualsItsValueAlone) {
+  py::dict scope = python_scope(R"PY(
+import numpy as np
+from tinygrad import Tensor
+x = Tensor(np.random.default_rng(1).uniform(-3, 3, (4, 16)).astype(np.float32))
+y = Tensor(np.random.default_rng(3).uniform(0, 1, (4, 16)).astype(np.float32))
+)PY");
+  const Trace trace =
+      tl::tinygrad::trace(py::eval("lambda x, y: x.binary_crossentropy_logits(y)", scope), py::make_tuple(scope["x"], scope["y"]));
+  const std::vector<std::size_t> chained = trace.live->chained_ops(trace);
+  ASSERT_GT(chained.size(), 30U);
+  const std::vector<Payload> alone = trace.live->alone_values(trace, chained);
+  for (std::size_t k = 0; k < chained.size(); ++k) {
+    const Op& op = trace.ops[chained[k]];
+    EXPECT_TRUE(compare(alone[k], *op.out).equal) << op.label << ": " << compare(alone[k], *op.out).message;
+  }
+}
+
+// A uint8 subtraction holds the literal uint8 -1; every device stores it as 255, and so does the
+// capture (DEV=PYTHON's own store refuses -1 in a byte).
+TEST(Capture, AUint8LiteralOutsideItsRangeIsStoredAsItsDtypeStoresIt) {
+  py::dict scope = python_scope(R"PY(
+import numpy as np
+from tinygrad import Tensor
+x = Tensor(np.random.default_rng(7).uniform(-1, 1, (1, 1, 8, 8)).astype(np.float32))
+f = lambda x: (10 * x).relu().cast('uint8').interpolate(size=(3, 3), mode='linear')
+eager = f(x).tolist()
+)PY");
+  const Trace trace = tl::tinygrad::trace(scope["f"], py::make_tuple(scope["x"]));
+  const Op& output = trace.ops[trace.outputs.at(0)];
+  std::vector<double> expected;
+  for (const py::handle row : scope["eager"].cast<py::list>()[0].cast<py::list>()[0].cast<py::list>())
+    for (const py::handle v : row.cast<py::list>()) expected.push_back(v.cast<double>());
+  EXPECT_EQ(values(output), expected);
+  bool holds_255 = false;
+  for (const Op& op : trace.ops)
+    if (op.kind == OpKind::Constant && op.dtype.name == "uint8" && values(op) == std::vector<double>{255.0}) holds_255 = true;
+  EXPECT_TRUE(holds_255) << "the literal uint8 -1 is recorded as the 255 it stores";
+}
+
 TEST(Capture, NdarrayClosureIsRealizedInTheCapture) {
   py::dict scope = python_scope(R"PY(
 import numpy as np

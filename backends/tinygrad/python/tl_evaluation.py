@@ -30,7 +30,7 @@ from typing import Callable
 
 from tinygrad.callify import transform_to_call
 from tinygrad.device import Device
-from tinygrad.dtype import dtypes
+from tinygrad.dtype import dtypes, truncate
 from tinygrad.helpers import Context, GlobalCounters
 from tinygrad.schedule import create_linear_with_vars
 from tinygrad.uop.decompositions import get_late_rewrite_patterns
@@ -384,15 +384,62 @@ def run(schedules: list[Schedule]) -> int:
   return GlobalCounters.kernel_count - before
 
 
+SHARED_NODE_BUFFERS = 3  # tinygrad keeps a node two kernels share when it reads more buffers (remove_bufferize)
+
+
 class Requests:
   """Requests laid out into schedules: consecutive chained requests share one; a faithful request
-  gets one of its own. A schedule reads earlier schedules' requests as their buffers."""
+  gets one of its own. A schedule reads earlier schedules' requests as their buffers.
+
+  Where two requests of one schedule hold the same node (a consumer inlines a source that is itself
+  requested), tinygrad's rangeify realizes that node once and both read its buffer when it reads
+  more than SHARED_NODE_BUFFERS buffers: a cut no plan chose, which can change the consumer's value
+  (a*b+c fused into one MULACC or not). A request holding such a node of the pending schedule starts
+  a new schedule, so each request is computed as its own expression says."""
 
   def __init__(self):
     self.schedules: list[Schedule] = []
     self.pending: list[UOp] = []
+    self.pending_nodes: set = set()  # the computed nodes the pending requests hold
+    self.buffers: dict[UOp, frozenset] = {}  # node -> the buffers it reads (capped past the limit)
     self.done: dict[UOp, UOp] = {}  # a scheduled request -> its buffer (as a view of the buffer)
     self.scheduled: dict[UOp, UOp] = {}  # a request -> what was scheduled (earlier requests as buffers)
+
+  def _computed_nodes(self, request: UOp) -> list:
+    """The nodes a request computes: below it down to buffers, other requests and constants."""
+    nodes, seen, stack = [], set(), [request.src[0] if request.op is Ops.CONTIGUOUS else request]
+    while stack:
+      u = stack.pop()
+      if u in seen or not (u.op in CHAINABLE or u.op in VIEWS): continue
+      seen.add(u)
+      nodes.append(u)
+      stack.extend(u.src)
+    return nodes
+
+  def _reads(self, u: UOp) -> frozenset:
+    """The buffers (and other requests, realized in the same schedule) u's expression reads."""
+    if u in self.buffers: return self.buffers[u]
+    stack = [u]
+    while stack:  # post-order without recursion: computed expressions can be deep
+      n = stack.pop()
+      if n in self.buffers: continue
+      if n.op in CHAINABLE or n.op in VIEWS:
+        pending = [s for s in n.src if s not in self.buffers]
+        if pending:
+          stack.append(n)
+          stack.extend(pending)
+          continue
+        reads: frozenset = frozenset()
+        for s in n.src:
+          reads |= self.buffers[s]
+          if len(reads) > SHARED_NODE_BUFFERS: break
+        self.buffers[n] = reads
+      else:
+        self.buffers[n] = frozenset() if n.op in CONST_LEAVES or is_meta(n) else frozenset({n})
+    return self.buffers[u]
+
+  def _shares_a_kept_node(self, nodes: list) -> bool:
+    return any(n in self.pending_nodes and n.op not in VIEWS and len(self._reads(n)) > SHARED_NODE_BUFFERS for n in nodes)
 
   def _flush(self):
     if not self.pending: return
@@ -403,14 +450,18 @@ class Requests:
       self.scheduled[original] = sink
     self.schedules.append(s)
     self.pending = []
+    self.pending_nodes = set()
 
   def add(self, request: UOp, private: bool):
     if private:
       self._flush()
       self.pending = [request]
       self._flush()
-    else:
-      self.pending.append(request)
+      return
+    nodes = self._computed_nodes(request)
+    if self._shares_a_kept_node(nodes): self._flush()
+    self.pending.append(request)
+    self.pending_nodes.update(nodes)
 
   def finish(self) -> list[Schedule]:
     self._flush()
@@ -505,6 +556,14 @@ class Captured:
   live: Live
 
 
+def in_range(value: UOp) -> UOp:
+  """A literal as its dtype stores it: tinygrad's graphs hold constants such as uint8 -1 (from a
+  subtraction), which every device wraps as it stores them (255) but DEV=PYTHON's store refuses."""
+  if value.op is not Ops.CONST or not dtypes.is_int(value.dtype.scalar()): return value
+  stored = truncate[value.dtype.scalar()](value.arg)
+  return value if stored == value.arg else value.replace(arg=stored)
+
+
 def capture(nodes: list[UOp], requested: list[bool], roots: list[UOp], apply_map: Callable) -> Captured:
   """`nodes`: every op's node, in op order; `requested[i]`: op i needs a payload from the evaluation
   (the others are views the caller derives on the host); `roots`: the forward's outputs."""
@@ -529,7 +588,7 @@ def _capture(nodes, requested_mask, roots, apply_map) -> Captured:
 
   def request(u):
     if u not in request_of:
-      request_of[u] = r = builder.value(u).contiguous()
+      request_of[u] = r = in_range(builder.value(u)).contiguous()
       requests.add(r, private=u in plan.faithful or bool(plan.context.get(u)))
     return request_of[u]
 
