@@ -14,7 +14,6 @@ constexpr const char* kLiteralFill = "#ffffb3";
 constexpr const char* kOtherConstantFill = "#d9d9d9";
 constexpr const char* kPlainLine = "#606060";
 constexpr const char* kPassLine = "#1a9850";
-constexpr const char* kExemptLine = "#d08c00";
 constexpr const char* kUnverifiedLine = "#8c8c8c";
 constexpr const char* kFailLine = "#d7191c";
 constexpr const char* kFailFill = "#fbb4ae";
@@ -49,10 +48,6 @@ NodeStyle node_style(OpKind kind, const std::optional<std::string>& constant_kin
     case DecisionVerdict::Pass:
       style.line = kPassLine;
       break;
-    case DecisionVerdict::Exempt:
-      style.line = kExemptLine;
-      style.dashes = "dashed";
-      break;
     case DecisionVerdict::Unverified:
       style.line = kUnverifiedLine;
       style.dashes = "dotted";
@@ -80,9 +75,9 @@ std::string legend_rows(bool with_validation) {
                      cell(kLiteralFill, kPlainLine, "literal constant") +
                      cell(kComputeFill, kPlainLine, "<B>output</B> (double border)") + "</TR>";
   if (with_validation) {
-    rows += "<TR>" + cell("white", kPassLine, "replayed") + cell("white", kExemptLine, "exempt (dashed)") +
-            cell("white", kUnverifiedLine, "unverified (dotted)") + cell(kFailFill, kFailLine, "failed") +
-            cell(kFailFill, kFailLine, "<B>first failure</B> (heavy)") + cell("white", kPlainLine, "not decided") + "</TR>";
+    rows += "<TR>" + cell("white", kPassLine, "replayed") + cell("white", kUnverifiedLine, "unverified (dotted)") +
+            cell(kFailFill, kFailLine, "failed") + cell(kFailFill, kFailLine, "<B>first failure</B> (heavy)") +
+            cell("white", kPlainLine, "not decided") + "</TR>";
   }
   return rows;
 }

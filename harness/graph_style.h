@@ -19,7 +19,7 @@ struct NodeStyle {
 };
 
 // Fill by kind (input, compute, view, closure constant, literal constant); outline by the op's
-// decision when a validation was given: replayed green, exempt amber dashed, unverified grey
+// decision when a validation was given: replayed green, unverified grey
 // dotted, failed red on a red fill, the first failure with a heavy border.
 NodeStyle node_style(OpKind kind, const std::optional<std::string>& constant_kind, const OpVerdict* verdict);
 

@@ -5,10 +5,8 @@ int verdict_severity(DecisionVerdict verdict) {
   switch (verdict) {
     case DecisionVerdict::Pass:
       return 0;
-    case DecisionVerdict::Exempt:
-      return 1;
     case DecisionVerdict::Unverified:
-      return 2;
+      return 1;
     case DecisionVerdict::Fail:
       return 3;
   }

@@ -12,13 +12,13 @@ namespace tl {
 
 struct OpVerdict {
   bool decided = false;                             // some decision names this op
-  DecisionVerdict verdict = DecisionVerdict::Pass;  // the worst: fail, then unverified, then exempt, then pass
+  DecisionVerdict verdict = DecisionVerdict::Pass;  // the worst: fail, then unverified, then pass
   bool first_failure = false;                       // the op of the first failing decision (the status message's)
   std::string first_failure_phase{};
   std::vector<std::string> notes{};  // "phase verdict: reason" for each decision that is not a pass
 };
 
-// How bad a verdict is, for folding: pass 0, exempt 1, unverified 2, fail 3.
+// How bad a verdict is, for folding: pass 0, unverified 1, fail 2.
 int verdict_severity(DecisionVerdict verdict);
 
 // One entry per op of `trace`. A decision is about an op when its index and label both match: a

@@ -21,6 +21,25 @@ void for_each_code_point(std::string_view text, Visit visit) {
 
 bool is_ascii_control(std::uint32_t code) { return code < 0x20 || code == 0x7F; }
 
+// The entity markup reads for `c` (&, <, >, "; with `apostrophe` also '), or nullptr: shared by the
+// HTML, XML and Markdown escapes so the three agree on what markup is.
+const char* markup_entity(char c, bool apostrophe) {
+  switch (c) {
+    case '&':
+      return "&amp;";
+    case '<':
+      return "&lt;";
+    case '>':
+      return "&gt;";
+    case '"':
+      return "&quot;";
+    case '\'':
+      return apostrophe ? "&#39;" : nullptr;
+    default:
+      return nullptr;
+  }
+}
+
 // Code points a terminal acts on instead of showing: C0, DEL, C1, and the bidirectional overrides
 // and isolates (which make text read in another order than it is written).
 bool terminal_acts_on(std::uint32_t code) {
@@ -61,28 +80,12 @@ std::string html_escape(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (const char c : utf8_repaired(text)) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      case '\n':
-      case '\t':
-        out += c;
-        break;
-      default:
-        out += is_ascii_control(static_cast<unsigned char>(c)) ? ' ' : c;
+    if (const char* entity = markup_entity(c, true)) {
+      out += entity;
+    } else if (c == '\n' || c == '\t') {
+      out += c;
+    } else {
+      out += is_ascii_control(static_cast<unsigned char>(c)) ? ' ' : c;
     }
   }
   return out;
@@ -92,21 +95,9 @@ std::string xml_escape(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for_each_code_point(utf8_repaired(text), [&](std::uint32_t code, std::string_view bytes) {
-    switch (code) {
-      case '&':
-        out += "&amp;";
-        return;
-      case '<':
-        out += "&lt;";
-        return;
-      case '>':
-        out += "&gt;";
-        return;
-      case '"':
-        out += "&quot;";
-        return;
-      default:
-        break;
+    if (const char* entity = code < 0x80 ? markup_entity(static_cast<char>(code), false) : nullptr; entity != nullptr) {
+      out += entity;
+      return;
     }
     const bool allowed = code == 0x9 || code == 0xA || code == 0xD || (code >= 0x20 && code <= 0xD7FF) ||
                          (code >= 0xE000 && code <= 0xFFFD) || code >= 0x10000;
@@ -119,16 +110,13 @@ std::string markdown_escape(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (const char c : utf8_repaired(text)) {
+    if (c != '"' && c != '\'') {
+      if (const char* entity = markup_entity(c, false)) {
+        out += entity;
+        continue;
+      }
+    }
     switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
       case '\n':
         out += "<br>";
         break;

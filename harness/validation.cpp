@@ -22,10 +22,9 @@ constexpr std::array<std::pair<ValidationPhase, const char*>, 4> kPhaseNames{{
     {ValidationPhase::Perturbation, "perturbation"},
 }};
 
-constexpr std::array<std::pair<DecisionVerdict, const char*>, 4> kVerdictNames{{
+constexpr std::array<std::pair<DecisionVerdict, const char*>, 3> kVerdictNames{{
     {DecisionVerdict::Pass, "pass"},
     {DecisionVerdict::Fail, "fail"},
-    {DecisionVerdict::Exempt, "exempt"},
     {DecisionVerdict::Unverified, "unverified"},
 }};
 

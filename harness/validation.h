@@ -23,8 +23,9 @@ enum class ValidationPhase { Structure, GroundTruth, Replay, Perturbation };
 const char* to_string(ValidationPhase phase);
 std::optional<ValidationPhase> validation_phase_from_string(std::string_view name);
 
-// What it found: "pass", "fail", "exempt" (documented reason), "unverified" (every parent exempt).
-enum class DecisionVerdict { Pass, Fail, Exempt, Unverified };
+// What it found: "pass", "fail", or "unverified" (nothing could show the op right or wrong; the
+// reason says why).
+enum class DecisionVerdict { Pass, Fail, Unverified };
 const char* to_string(DecisionVerdict verdict);
 std::optional<DecisionVerdict> decision_verdict_from_string(std::string_view name);
 

@@ -120,7 +120,7 @@ void bind_status(py::module_& module) {
           "phase", [](const Decision& d) { return std::string(to_string(d.phase)); },
           "structure, ground_truth, replay or perturbation")
       .def_property_readonly(
-          "decision", [](const Decision& d) { return std::string(to_string(d.verdict)); }, "pass, fail, exempt or unverified")
+          "decision", [](const Decision& d) { return std::string(to_string(d.verdict)); }, "pass, fail or unverified")
       .def_readonly("reason", &Decision::reason)
       .def("__repr__", [](const Decision& d) {
         return "<Decision op " + std::to_string(d.op) + " '" + d.label + "' " + to_string(d.phase) + ": " + to_string(d.verdict) +

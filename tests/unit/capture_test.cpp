@@ -145,8 +145,8 @@ from tinygrad import Tensor
 x = Tensor(np.random.default_rng(1).uniform(-3, 3, (4, 16)).astype(np.float32))
 y = Tensor(np.random.default_rng(3).uniform(0, 1, (4, 16)).astype(np.float32))
 )PY");
-  const Trace trace =
-      tl::tinygrad::trace(py::eval("lambda x, y: x.binary_crossentropy_logits(y)", scope), py::make_tuple(scope["x"], scope["y"]));
+  const Trace trace = tl::tinygrad::trace(py::eval("lambda x, y: x.binary_crossentropy_logits(y)", scope),
+                                          py::make_tuple(scope["x"], scope["y"]));
   const std::vector<std::size_t> chained = trace.live->chained_ops(trace);
   ASSERT_GT(chained.size(), 30U);
   const std::vector<Payload> alone = trace.live->alone_values(trace, chained);

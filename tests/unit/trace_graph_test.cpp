@@ -163,14 +163,14 @@ TEST(TraceGraph, TextIsEscaped) {
   status.decisions.push_back({.op = 5,
                               .label = trace.ops[5].label,
                               .phase = ValidationPhase::Perturbation,
-                              .verdict = DecisionVerdict::Exempt,
+                              .verdict = DecisionVerdict::Unverified,
                               .reason = "x < 0 & \"quoted\""});
   const std::string svg_path = scratch("escaped.svg");
   draw_trace(trace, svg_path, {.title = "<title & more>", .validation = &status});
   const std::string svg = file_text(svg_path);
   EXPECT_NE(svg.find("a&quot;b&lt;c&gt;&amp;\\d"), std::string::npos) << svg;
   EXPECT_NE(svg.find("&lt;title &amp; more&gt;"), std::string::npos);
-  EXPECT_NE(svg.find("x &lt; 0 &amp; &quot;quoted&quot;"), std::string::npos);  // the exempt reason, in the tooltip
+  EXPECT_NE(svg.find("x &lt; 0 &amp; &quot;quoted&quot;"), std::string::npos);  // the reason, in the tooltip
 }
 
 Trace tutorial_trace() {
@@ -215,18 +215,18 @@ TEST(TraceGraph, AFailingValidationMarksTheFirstOffendingOp) {
   for (const auto& [name, attributes] : clean.nodes) EXPECT_EQ(attributes.find("FIRST FAILURE"), std::string::npos) << name;
 }
 
-TEST(TraceGraph, AnExemptOpCarriesItsReason) {
+TEST(TraceGraph, AnUnverifiedOpCarriesItsReason) {
   const Trace trace = small_trace();
   ValidationStatus status{.state = ValidationState::Passed};
   status.decisions.push_back({.op = 4, .label = "mul:0", .phase = ValidationPhase::Replay, .verdict = DecisionVerdict::Pass});
   status.decisions.push_back({.op = 4,
                               .label = "mul:0",
                               .phase = ValidationPhase::Perturbation,
-                              .verdict = DecisionVerdict::Exempt,
+                              .verdict = DecisionVerdict::Unverified,
                               .reason = "the weight never selects"});
   const Dot dot = parse_dot(trace_to_dot(trace, {.validation = &status}));
-  EXPECT_NE(dot.attribute("op4", "tooltip").find("perturbation exempt: the weight never selects"), std::string::npos);
-  EXPECT_NE(dot.attribute("op4", "style").find("dashed"), std::string::npos);
+  EXPECT_NE(dot.attribute("op4", "tooltip").find("perturbation unverified: the weight never selects"), std::string::npos);
+  EXPECT_NE(dot.attribute("op4", "style").find("dotted"), std::string::npos);
   EXPECT_EQ(dot.attribute("op5", "style"), "filled,rounded");  // no decision: drawn plain
 }
 
