@@ -225,40 +225,49 @@ class TinygradProtocol : public BackendProtocol {
   EagerRun eager_row(const RosterRow& row) override {
     EagerRun result;
     require_tinygrad();
-    const RowFixture fixture = build_row(row);
     with_python_errors([&] {
+      const RowFixture fixture = build_row(row);
       const TinygradApi api;
       const EvaluationContext evaluation;
-      const std::vector<py::object> outputs = output_list(api, fixture.forward(*fixture.inputs));
-      // tinygrad's own gradients, built before anything is realized (realizing an output first
-      // would cut the graph they need) and realized after the outputs, all together.
-      py::list grads;
-      std::vector<std::size_t> positions;
-      try {
-        py::list float_outputs, float_inputs;
-        for (const py::object& output : outputs) float_outputs.append(output);
-        for (std::size_t i = 0; i < fixture.inputs.size(); ++i) {
-          if (api.is_tensor(fixture.inputs[i]) && fixture.inputs[i].attr("is_floating_point")().cast<bool>()) {
-            float_inputs.append(fixture.inputs[i]);
-            positions.push_back(i);
-          }
-        }
-        if (!positions.empty())
-          grads = backend_module("tl_gradients").attr("default_loss")(float_outputs).attr("gradient")(*float_inputs);
-      } catch (py::error_already_set& error) {
-        result.input_grads_error = py::str(error.value()).cast<std::string>();
-        positions.clear();
-      }
       // All outputs in one realize, as one eager forward would; then read them, then the RNG.
-      result.outputs = realized_outputs(outputs);
-      if (!positions.empty()) {
-        api.Tensor.attr("realize")(*grads);
-        for (std::size_t k = 0; k < positions.size(); ++k) result.input_grads[positions[k]] = payload_of(grads[k]);
-      }
+      result.outputs = realized_outputs(fixture.forward(*fixture.inputs));
       result.rng_state = probes()["_tl_rng_state"]().cast<std::string>();
       result.second_outputs = realized_outputs(fixture.forward(*fixture.inputs));
     });
+    autograd_of_a_twin(row, result);
     return result;
+  }
+
+  // tinygrad's own input gradients, as a user gets them right after a forward
+  // (`loss.gradient(*inputs)` realized, or `loss.backward()`): on a twin of their own, nothing
+  // realized before them. Realizing the outputs first would make the gradient read them as buffers,
+  // which is another value (NaN for a sigmoid's gradient at -350, where autograd gives 0).
+  void autograd_of_a_twin(const RosterRow& row, EagerRun& result) {
+    with_python_errors([&] {
+      const RowFixture twin = build_row(row);
+      const TinygradApi api;
+      const EvaluationContext evaluation;
+      const std::vector<py::object> outputs = output_list(api, twin.forward(*twin.inputs));
+      py::list float_outputs, float_inputs;
+      std::vector<std::size_t> positions;
+      for (const py::object& output : outputs) float_outputs.append(output);
+      for (std::size_t i = 0; i < twin.inputs.size(); ++i) {
+        if (api.is_tensor(twin.inputs[i]) && twin.inputs[i].attr("is_floating_point")().cast<bool>()) {
+          float_inputs.append(twin.inputs[i]);
+          positions.push_back(i);
+        }
+      }
+      if (positions.empty()) return;
+      py::list grads;
+      try {
+        grads = backend_module("tl_gradients").attr("default_loss")(float_outputs).attr("gradient")(*float_inputs);
+      } catch (py::error_already_set& error) {
+        result.input_grads_error = py::str(error.value()).cast<std::string>();
+        return;
+      }
+      api.Tensor.attr("realize")(*grads);
+      for (std::size_t k = 0; k < positions.size(); ++k) result.input_grads[positions[k]] = payload_of(grads[k]);
+    });
   }
 
   RefusalAttempt refuse_row(const RosterRow& row) override {

@@ -6,11 +6,13 @@
 //                the saved payloads it read, equals its saved payload bit for bit;
 //   perturbation each parent of a compute op replaced by tried values (perturbation.h): verified when
 //                the op's first elements change, unverified with a reason when no try changes them;
-//   final state  failed on any failure, unverified when nothing was replayed, passed otherwise.
+//   final state  failed on any failure, unverified when an op that computes was not replayed,
+//                passed otherwise (a trace that computes nothing is checked whole by the ground truth).
 // Jobs are built and evaluated by python/tl_replay.py in one tinygrad evaluation per round (a second
 // round holds the later tries of edges the first try left unchanged); this file decides.
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -285,11 +287,15 @@ void judge(const Trace& trace, const FirstRound& round, const std::vector<JobRes
   }
 }
 
-// Failed on any failure; unverified when nothing was replayed (a forward of leaves alone).
-void settle_state(ValidationStatus& status) {
+// Failed on any failure. Passed when an op was replayed, or when the trace computes nothing (its
+// outputs are its inputs or constants, as for `x.flip(())`): the ground truth then checked all there
+// is. Unverified when ops that compute were left unreplayed.
+void settle_state(const Trace& trace, ValidationStatus& status) {
+  const bool computes = std::any_of(trace.ops.begin(), trace.ops.end(),
+                                    [](const Op& op) { return op.kind == OpKind::Compute || op.kind == OpKind::View; });
   if (has_failed(status)) {
     status.state = ValidationState::Failed;
-  } else if (status.replayed == 0) {
+  } else if (status.replayed == 0 && computes) {
     status.state = ValidationState::Unverified;
     status.message = "no op was replayed";
   } else {
@@ -325,7 +331,7 @@ ValidationStatus TinygradLiveGraph::validate(const Trace& trace, const std::vect
     }
     judge(trace, round, results, status);
   });
-  settle_state(status);
+  settle_state(trace, status);
   return status;
 }
 

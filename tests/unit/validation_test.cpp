@@ -239,13 +239,26 @@ TEST(Validation, AnEmptyParentIsUnverifiedWithItsReason) {
   EXPECT_TRUE(empty_unverified);
 }
 
-TEST(Validation, NothingReplayedIsNeverPassed) {
-  py::dict scope = python_scope("from tinygrad import Tensor\nx = Tensor([1.0, 2.0])\n");
-  const Trace trace = tl::tinygrad::trace(py::eval("lambda x: x", scope), py::make_tuple(scope["x"]));
-  const ValidationStatus status = trace.validate(own_outputs(trace));
-  EXPECT_EQ(status.replayed, 0u);
-  EXPECT_EQ(status.state, ValidationState::Unverified);
-  EXPECT_FALSE(trace.validate_forward_pass(own_outputs(trace)));
+// A forward that computes nothing (`x.flip(())`, a cumulative sum over an empty axis, `x` itself)
+// has nothing to replay: its ground truth checks the whole trace, so it passes on its own outputs
+// and fails on any other.
+TEST(Validation, AForwardThatComputesNothingIsCheckedByItsGroundTruth) {
+  py::dict scope = python_scope(
+      "import numpy as np\nfrom tinygrad import Tensor\nx = Tensor([1.0, 2.0, 3.0])\nz = Tensor(np.zeros((0,), np.float32))\n");
+  for (const auto& [forward, input] :
+       {std::pair{"lambda x: x.flip(())", "x"}, {"lambda x: x.cumsum(0)", "z"}, {"lambda x: x", "x"}}) {
+    const Trace trace = tl::tinygrad::trace(py::eval(forward, scope), py::make_tuple(scope[input]));
+    const ValidationStatus status = trace.validate(own_outputs(trace));
+    EXPECT_EQ(status.replayed, 0u) << forward;
+    EXPECT_EQ(status.state, ValidationState::Passed) << forward << ": " << status.message;
+    EXPECT_TRUE(trace.validate_forward_pass(own_outputs(trace))) << forward;
+  }
+  const Trace trace = tl::tinygrad::trace(py::eval("lambda x: x.flip(())", scope), py::make_tuple(scope["x"]));
+  std::vector<Payload> wrong = own_outputs(trace);
+  wrong[0].bytes[0] ^= 0x01;
+  const ValidationStatus status = trace.validate(wrong);
+  EXPECT_EQ(status.state, ValidationState::Failed);
+  EXPECT_NE(status.message.find("ground_truth"), std::string::npos) << status.message;
 }
 
 TEST(Validation, AuditOnlyTraceRefusesBeforeDoingAnything) {

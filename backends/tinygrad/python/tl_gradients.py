@@ -4,8 +4,9 @@ own autograd, and evaluated as tinygrad evaluates it.
 The graph is the capture's: inputs and realized constants read from buffers of their payloads, a lazy
 weight as its expression over what eager realized of it (so no RNG counter moves), writes into
 buffers as their values. The inputs' gradients are realized in one schedule, as
-``Tensor.realize(*loss.gradient(*inputs))`` realizes them on an eager twin (the cells compare the
-two bit for bit); every other op's gradient as tinygrad gives it realized alone."""
+``Tensor.realize(*loss.gradient(*inputs))`` realizes them right after an eager forward, nothing
+realized before them (the cells compare the two bit for bit); every other op's gradient as tinygrad
+gives it realized alone."""
 from __future__ import annotations
 
 from tinygrad.dtype import dtypes
@@ -45,11 +46,6 @@ def derive(live: Live, payloads: list, outputs: list, expression: str, targets: 
     gradients = [g.uop for g in loss.gradient(*target_tensors)]
     # an input gradient that reads no buffer (a zero where the loss does not reach) has no eager kernel
     input_set = {i for i, g in zip(targets, gradients) if i in set(inputs) and any(x.op is Ops.BUFFER for x in g.toposort())}
-    # an eager twin realizes its outputs before its gradients, so a gradient that reads an output
-    # (an exp's) reads it as realized: the same here, from eager's buffers of the capture
-    realized_outputs = {nodes[u]: live.eager_map[u] for u in live.roots if u in live.eager_map}
-    if realized_outputs:
-      gradients = [g.substitute(realized_outputs, walk=True) if i in input_set else g for i, g in zip(targets, gradients)]
     eager_part = [g for i, g in zip(targets, gradients) if i in input_set]
     others = [(i, g) for i, g in zip(targets, gradients) if i not in input_set]
     plan = make_plan([g for _, g in others], exact=False) if others else None
