@@ -11,11 +11,11 @@
 #include <map>
 #include <string>
 
-#include "backends/tinygrad/python_modules.h"
 #include "backends/tinygrad/protocol.h"
+#include "backends/tinygrad/python_modules.h"
 #include "backends/tinygrad/runtime.h"
-#include "harness/backend_registry.h"
-#include "harness/python_runtime.h"
+#include "harness/backend/backend_registry.h"
+#include "harness/backend/python_runtime.h"
 
 namespace py = pybind11;
 
@@ -119,7 +119,7 @@ def per_op_realize(forward, x):
 py::dict& scope() {
   static py::dict* models = [] {
     tl::tinygrad::require_tinygrad();
-    auto* dict = new py::dict();  // lives for the process: the interpreter is never torn down here
+    auto* dict = new py::dict();                    // lives for the process: the interpreter is never torn down here
     tl::tinygrad::backend_module("tl_evaluation");  // installs the backend's modules for bare_floor
     py::exec(kModels, *dict);
     return dict;

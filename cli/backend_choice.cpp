@@ -4,7 +4,8 @@
 #include <filesystem>
 
 #include "cli/commands.h"
-#include "harness/backend_registry.h"
+#include "harness/backend/backend_registry.h"
+#include "harness/cells/families.h"
 
 namespace tl::cli {
 

@@ -4,8 +4,9 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "harness/scorecard.h"
-#include "harness/text_escape.h"
+#include "cli/run_options.h"
+#include "harness/io/text_escape.h"
+#include "harness/report/scorecard.h"
 
 namespace tl::cli {
 
@@ -14,14 +15,7 @@ int capabilities_command(const Args& args) {
   const std::string path = args.value("scorecard", spec.committed_scorecard());
   if (!std::filesystem::exists(path)) std::cerr << "tlconform: no scorecard at " << path << ": every row is untested\n";
   const std::vector<CapabilityRow> rows = capability_rows_from(spec, path);
-  if (args.has("json")) {
-    std::cout << json_text(capabilities_json(rows), 2) << "\n";
-  } else if (args.has("markdown")) {
-    std::cout << capabilities_markdown(spec.name, rows);
-  } else {
-    for (const CapabilityRow& row : rows)
-      std::cout << to_string(row.state) << "\t" << terminal_line(row.capability.name) << "\t(" << terminal_line(row.why) << ")\n";
-  }
+  document_reporter_of(args)->capabilities(spec.name, rows);
   return kExitPassed;
 }
 

@@ -11,12 +11,12 @@
 #include <iostream>
 #include <optional>
 
-#include "cli/cell_runner.h"
 #include "cli/commands.h"
-#include "harness/atomic_file.h"
-#include "harness/cell_process.h"
-#include "harness/conformance.h"
-#include "harness/text_escape.h"
+#include "cli/run_options.h"
+#include "harness/cells/conformance.h"
+#include "harness/io/atomic_file.h"
+#include "harness/io/text_escape.h"
+#include "harness/supervise/cell_process.h"
 
 namespace tl::cli {
 namespace {
@@ -46,7 +46,7 @@ CellResult run_here(const Args& args, const RosterRow& row) {
 CellResult run_isolated(const Args& args, const std::string& roster_file, const RosterRow& row) {
   RunSettings settings = run_settings(args);
   const CellResult identity = CellResult::of(row);
-  const ChildOutcome outcome = run_children({cell_spec(backend_of(args), roster_file, row.id, settings.limits)}, 1).front();
+  const ChildOutcome outcome = run_children({cell_command(backend_of(args), roster_file, row.id, settings.limits)}, 1).front();
   return cell_result_from_child(outcome, identity, settings.limits, row.xfail);
 }
 
@@ -66,24 +66,14 @@ int cell_command(const Args& args) {
     // No stale verdict: a cell that dies before the end leaves no record, which the check reports.
     std::filesystem::remove(std::filesystem::path(record) / (row.id + ".json"));
   }
+  const std::unique_ptr<Reporter> reporter = document_reporter_of(args);
   const CellResult result = args.has("isolate") ? run_isolated(args, roster_file, row) : run_here(args, row);
   if (!record.empty()) {
     std::filesystem::create_directories(record);
     write_file_atomically((std::filesystem::path(record) / (row.id + ".json")).string(), json_text(result.to_json()) + "\n");
   }
-  if (args.values.contains("result-fd")) {
-    // The supervisor reads the result from its channel; stdout belongs to the forward.
-  } else if (args.has("json")) {
-    std::cout << json_text(result.to_json()) << std::endl;
-  } else {
-    // For a terminal: what the cell found is shown, never acted on (text_escape.h).
-    for (const Check& check : result.checks)
-      std::cout << (check.passed ? "  ok    " : "  FAIL  ") << check.name << ": " << terminal_text(check.detail) << "\n";
-    std::cout << terminal_line(row.where.str()) << ": row " << row.id << " " << to_string(result.state);
-    if (result.state != CellState::Passed) std::cout << ": " << terminal_text(result.message);
-    if (!result.output.empty() && result.state != CellState::Passed) std::cout << "\n" << terminal_text(result.output);
-    std::cout << std::endl;
-  }
+  // The supervisor reads the result from its channel; stdout belongs to the forward then.
+  if (!args.values.contains("result-fd")) reporter->cell(row, result);
   return cell_exit_code(result.state);
 }
 

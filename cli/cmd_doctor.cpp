@@ -1,20 +1,14 @@
-// tlconform doctor: environment and backend health rows, as text or JSON.
-#include <iostream>
-
+// tlconform doctor: environment and backend health rows, in the --format asked for.
 #include "cli/commands.h"
-#include "harness/doctor.h"
-#include "harness/text_escape.h"
+#include "cli/run_options.h"
+#include "harness/report/doctor.h"
 
 namespace tl::cli {
 
 int doctor_command(const Args& args) {
   const std::vector<DoctorRow> rows =
       doctor_rows(backend_of(args), args.value("scorecard", backend_of(args).committed_scorecard()));
-  if (args.has("json")) {
-    std::cout << json_text(doctor_json(rows), 2) << "\n";
-  } else {
-    std::cout << terminal_text(doctor_text(rows));  // values hold paths and versions as found
-  }
+  document_reporter_of(args)->doctor(rows);
   for (const DoctorRow& row : rows) {
     if (is_problem(row.status)) return kExitFailed;
   }

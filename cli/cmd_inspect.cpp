@@ -1,28 +1,14 @@
-// tlconform inspect: print a saved .tlspec bundle (no Python is started).
-#include <cstdio>
-#include <iostream>
-
+// tlconform inspect: print a saved .tlspec bundle (no Python is started), in the --format asked for.
 #include "cli/commands.h"
-#include "harness/text_escape.h"
-#include "harness/trace_json.h"
+#include "cli/run_options.h"
+#include "harness/backend/backend_registry.h"
 
 namespace tl::cli {
 
-void print_ops(const Trace& trace);
-
 int inspect_command(const Args& args) {
   if (!args.values.contains("bundle")) throw UsageError("inspect needs a bundle directory: tlconform inspect DIR");
-  const Trace trace = Trace::load(args.required("bundle"));
-  if (args.has("json")) {
-    std::cout << json_text(trace_to_json(trace), 2) << "\n";
-    return kExitPassed;
-  }
-  print_ops(trace);
-  // Every field comes from the bundle's manifest: shown, never acted on by the terminal.
-  std::printf("backend %s, framework %s, device %s, %s\n", terminal_line(trace.backend).c_str(),
-              terminal_line(trace.framework_version).c_str(), terminal_line(trace.device).c_str(),
-              trace.ops.empty() || trace.ops[0].out ? "payloads included (audit-only: no live replay)\n"
-                                                    : "saved without payloads (audit-only)\n");
+  const std::unique_ptr<Reporter> reporter = document_reporter_of(args);
+  reporter->trace(load_trace(args.required("bundle")), nullptr);
   return kExitPassed;
 }
 

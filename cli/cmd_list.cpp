@@ -3,10 +3,10 @@
 #include <iostream>
 #include <map>
 
-#include "cli/cell_runner.h"
 #include "cli/commands.h"
-#include "cli/shard.h"
-#include "harness/scorecard.h"
+#include "cli/run_options.h"
+#include "harness/report/scorecard.h"
+#include "harness/runs/shard.h"
 
 namespace tl::cli {
 namespace {
@@ -18,16 +18,11 @@ std::string bracket(const std::string& text) { return "[==[" + text + "]==]"; }
 // no timing history, and CTest then starts the highest COST first, so the longest cell does not
 // start last and become the suite's tail. No card, or a corrupt one: no costs (its own test says so).
 std::map<std::string, double> committed_durations(const BackendSpec& spec) {
-  std::map<std::string, double> seconds;
   try {
-    const nlohmann::json card = read_scorecard(spec.committed_scorecard());
-    const nlohmann::json durations = card.at("run").value("durations_s", nlohmann::json::object());
-    for (const auto& [id, value] : durations.items()) {
-      if (value.is_number()) seconds[id] = value.get<double>();
-    }
+    return read_scorecard(spec.committed_scorecard()).durations();
   } catch (const std::exception&) {
+    return {};
   }
-  return seconds;
 }
 
 // How many cells of each family carry the `sample` label: the first rows of the family, in roster
@@ -76,7 +71,8 @@ int list_command(const Args& args) {
                   << (record.empty() ? "" : " --record " + bracket(record)) << ")\n"
                   << "set_tests_properties(" << bracket(name) << " PROPERTIES LABELS "
                   << bracket(std::string("conformance;") + to_string(row.family) + (sample ? ";sample" : ""))
-                  << " SKIP_RETURN_CODE " << kExitSkipped << " TIMEOUT 660 WORKING_DIRECTORY " << bracket(TL_SOURCE_DIR)
+                  << " SKIP_RETURN_CODE " << kExitSkipped << " TIMEOUT " << kDefaultCellTimeout.count() + 60
+                  << " WORKING_DIRECTORY " << bracket(TL_SOURCE_DIR)
                   << (cost.contains(row.id) ? " COST " + std::to_string(cost.at(row.id)) : "") << ")\n";
       }
     }

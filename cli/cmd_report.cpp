@@ -12,21 +12,21 @@
 #include <regex>
 #include <set>
 
-#include "cli/cell_runner.h"
 #include "cli/commands.h"
-#include "harness/atomic_file.h"
-#include "harness/child_supervisor.h"
-#include "harness/report_site.h"
-#include "harness/scorecard.h"
-#include "harness/text_escape.h"
-#include "harness/trend_chart.h"
+#include "harness/io/atomic_file.h"
+#include "harness/io/text_escape.h"
+#include "harness/report/report_site.h"
+#include "harness/report/scorecard.h"
+#include "harness/report/trend_chart.h"
+#include "harness/runs/cell_runs.h"
+#include "harness/supervise/child_supervisor.h"
 
 namespace tl::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::chrono::seconds kGraphTimeLimit{600};
+constexpr std::chrono::seconds kGraphTimeLimit = kDefaultCellTimeout;
 constexpr int kGraphJobs = 2;
 
 // --out is a directory the report owns files in: made when missing, updated in place when there
@@ -94,7 +94,7 @@ std::string not_drawn_because(const ChildOutcome& outcome) {
 // the picture (coloured by it), so it is linked; a row whose picture is missing says why.
 std::map<std::string, std::string> draw_graphs(const Args& args, const ReportCard& last, const std::string& dir) {
   const BackendSpec& backend = backend_of(args);
-  const std::string card_backend = last.card.at("backend");
+  const std::string& card_backend = last.card.backend;
   if (card_backend != backend.name)
     throw UsageError("the last scorecard (" + last.source + ") is for backend " + card_backend + "; give --backend " +
                      card_backend + " to draw its graphs");
@@ -103,7 +103,7 @@ std::map<std::string, std::string> draw_graphs(const Args& args, const ReportCar
     for (const RosterRow& row : roster.rows) roster_of[row.id] = roster_path(roster);
   }
   std::map<std::string, bool> drawable;  // id -> has ops
-  for (const nlohmann::json& cell : last.card.at("cells")) drawable[cell.at("id")] = cell.contains("ops");
+  for (const ScorecardCell& cell : last.card.cells) drawable[cell.id] = cell.ops.has_value();
   const std::vector<std::string> wanted = args.all("row");
   for (const std::string& id : wanted) {
     if (!drawable.contains(id)) throw UsageError("--row " + id + ": the last scorecard has no such cell");
@@ -113,12 +113,12 @@ std::map<std::string, std::string> draw_graphs(const Args& args, const ReportCar
 
   std::map<std::string, std::string> notes;
   std::vector<std::string> ids;
-  std::vector<ChildSpec> specs;
+  std::vector<ChildCommand> commands;
   const std::string self = fs::canonical("/proc/self/exe").string();
   fs::create_directories(fs::path(dir) / "graphs");
-  for (const nlohmann::json& cell : last.card.at("cells")) {
-    const std::string id = cell.at("id");
-    if (!cell.contains("ops") || (!only.empty() && !only.contains(id))) continue;
+  for (const ScorecardCell& cell : last.card.cells) {
+    const std::string& id = cell.id;
+    if (!cell.ops || (!only.empty() && !only.contains(id))) continue;
     if (!is_file_name(id)) {
       notes[id] = "not drawn: the id is not a plain file name";
     } else if (!roster_of.contains(id)) {
@@ -128,34 +128,25 @@ std::map<std::string, std::string> draw_graphs(const Args& args, const ReportCar
       std::error_code ignored;
       fs::remove(graph_file(dir, id), ignored);
       ids.push_back(id);
-      ChildSpec spec;
-      spec.argv = {self,    "trace", "--backend", backend.name,        "--roster",  roster_of.at(id),
-                   "--row", id,      "--graph",   graph_file(dir, id), "--validate"};
-      spec.time_limit = kGraphTimeLimit;
-      spec.memory_limit = default_cell_memory(kGraphJobs);
-      spec.output_budget = 64 << 10;  // the op table it prints is not needed, only its last words
-      specs.push_back(std::move(spec));
+      ChildCommand command;
+      command.argv = {self,    "trace", "--backend", backend.name,        "--roster",  roster_of.at(id),
+                      "--row", id,      "--graph",   graph_file(dir, id), "--validate"};
+      command.time_limit = kGraphTimeLimit;
+      command.memory_limit = default_cell_memory(kGraphJobs);
+      command.output_budget = 64 << 10;  // the op table it prints is not needed, only its last words
+      commands.push_back(std::move(command));
     }
   }
-  std::size_t done = 0;
-  SupervisorEvents events;
-  events.finished = [&](std::size_t index, const ChildOutcome& outcome) {
+  run_supervised(commands, ids, kGraphJobs, "drawing", [&](std::size_t index, const ChildOutcome& outcome, std::size_t done) {
     const std::string& id = ids[index];
     const bool drawn = fs::exists(graph_file(dir, id));
     if (!drawn) notes[id] = not_drawn_because(outcome);
-    std::cerr << "[" << ++done << "/" << ids.size() << "] " << terminal_line(id) << ": "
+    std::cerr << "[" << done << "/" << ids.size() << "] " << terminal_line(id) << ": "
               << (!drawn                   ? terminal_line(notes[id])
                   : outcome.exit_code == 0 ? "drawn, validation passed"
                                            : "drawn; validation did not pass (trace exited 1; the picture is coloured by it)")
               << " (" << static_cast<int>(outcome.seconds) << " s)" << std::endl;
-  };
-  events.still_running = [&](const std::vector<std::pair<std::size_t, double>>& running) {
-    std::cerr << "[" << done << "/" << ids.size() << "] still drawing:";
-    for (const auto& [index, seconds] : running)
-      std::cerr << " " << terminal_line(ids[index]) << " (" << static_cast<int>(seconds) << " s)";
-    std::cerr << std::endl;
-  };
-  if (!specs.empty()) run_children(specs, kGraphJobs, events);
+  });
   return notes;
 }
 
@@ -190,7 +181,7 @@ int report_command(const Args& args) {
   const std::map<std::string, std::string> notes =
       args.has("graphs") ? draw_graphs(args, cards.back(), dir) : std::map<std::string, std::string>{};
   ReportPage page;
-  page.title = "tlconform report: " + cards.back().card.at("backend").get<std::string>();
+  page.title = "tlconform report: " + cards.back().card.backend;
   std::size_t links = 0;
   for (const ReportRow& row : model.rows) {
     if (is_file_name(row.id) && fs::exists(graph_file(dir, row.id))) {

@@ -6,13 +6,13 @@
 #include <filesystem>
 #include <iostream>
 
-#include "cli/cell_records.h"
-#include "cli/cell_runner.h"
 #include "cli/commands.h"
-#include "cli/scorecard_facts.h"
-#include "cli/shard.h"
-#include "harness/atomic_file.h"
-#include "harness/text_escape.h"
+#include "cli/run_options.h"
+#include "harness/io/atomic_file.h"
+#include "harness/io/text_escape.h"
+#include "harness/runs/cell_records.h"
+#include "harness/runs/run_facts.h"
+#include "harness/runs/shard.h"
 
 namespace tl::cli {
 
@@ -44,9 +44,9 @@ int run_command(const Args& args) {
         progress(run, done, total);
       });
   // The digest is of the roster files, so a shard's card and manifest name the whole roster it is part of.
-  const RunFacts facts = scorecard_facts(spec, rosters, runs, args.value("leg", "pinned"));
-  const nlohmann::json card = make_scorecard(spec, facts, results_of(runs));
-  write_file_atomically(out, json_text(card, 2) + "\n");
+  const RunFacts facts = run_facts(spec, rosters, runs, args.value("leg", "pinned"), settings.limits.time);
+  const Scorecard card = make_scorecard(spec, facts, results_of(runs));
+  write_file_atomically(out, json_text(card.to_json(), 2) + "\n");
   if (!record.empty()) write_manifest(record, spec, facts, shard, runs);
   reporter->run_finished(card, results_of(runs));
   std::cerr << "scorecard written to " << out << (shard.empty() ? "" : " (shard " + shard + ")") << "\n";

@@ -2,19 +2,19 @@
 // (the pinned leg only); --check compares with it (or with --baseline FILE) and fails on
 // regressions, printing every drift as `before -> after`. --from DIR (repeatable) merges cell records
 // instead of running the cells again: those of `tlconform cell --record DIR` (as the CTest cells
-// write them) or of `tlconform run --shard K/N --record DIR` (cli/cell_records.h).
+// write them) or of `tlconform run --shard K/N --record DIR` (harness/runs/cell_records.h).
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
 
-#include "cli/cell_records.h"
-#include "cli/cell_runner.h"
 #include "cli/commands.h"
-#include "cli/scorecard_facts.h"
-#include "harness/atomic_file.h"
-#include "harness/json_file.h"
-#include "harness/text_escape.h"
+#include "cli/run_options.h"
+#include "harness/io/atomic_file.h"
+#include "harness/io/json_file.h"
+#include "harness/io/text_escape.h"
+#include "harness/runs/cell_records.h"
+#include "harness/runs/run_facts.h"
 
 namespace tl::cli {
 
@@ -22,7 +22,7 @@ namespace {
 
 // The card --check compares with, read and checked whole before any cell runs: a corrupt baseline
 // is its own error (exit 3), and --write cannot change what --check compares with.
-std::optional<nlohmann::json> baseline_of(const Args& args, const std::string& path) {
+std::optional<Scorecard> baseline_of(const Args& args, const std::string& path) {
   if (!args.has("check")) return std::nullopt;
   try {
     return read_scorecard(path);
@@ -35,8 +35,7 @@ std::optional<nlohmann::json> baseline_of(const Args& args, const std::string& p
 // --write replaces the committed card only from the pinned leg, where every row ran and ended as
 // it asks: a skipped cell would be a hole in the committed card, and a failed one would turn a
 // regression into the new baseline.
-void write_committed(const BackendSpec& spec, const RunFacts& facts, const std::vector<CellRun>& runs,
-                     const nlohmann::json& card) {
+void write_committed(const BackendSpec& spec, const RunFacts& facts, const std::vector<CellRun>& runs, const Scorecard& card) {
   if (facts.leg != "pinned" || facts.framework_version_seen != spec.pinned_version) {
     throw UsageError("--write is for the pinned leg on " + spec.distribution + " " + spec.pinned_version + " (this is leg " +
                      facts.leg + " on " + facts.framework_version_seen + ")");
@@ -53,12 +52,12 @@ void write_committed(const BackendSpec& spec, const RunFacts& facts, const std::
                        run.result.id + " is " + to_string(run.result.state) + "; the committed scorecard is left as it was");
     }
   }
-  write_file_atomically(spec.committed_scorecard(), json_text(card, 2) + "\n");
+  write_file_atomically(spec.committed_scorecard(), json_text(card.to_json(), 2) + "\n");
   std::cerr << "committed scorecard updated: " << spec.committed_scorecard() << "\n";
 }
 
 // Prints every drift from the baseline (to stderr: stdout is the report's); true when none regressed.
-bool check_against(const nlohmann::json& baseline, const std::string& path, const nlohmann::json& card) {
+bool check_against(const Scorecard& baseline, const std::string& path, const Scorecard& card) {
   const std::vector<Drift> drift = scorecard_drift(baseline, card);
   int regressions = 0;
   for (const Drift& d : drift) {
@@ -85,8 +84,9 @@ int scorecard_command(const Args& args) {
   const std::string out =
       writable_output("out", args.value("out", std::filesystem::absolute("scorecard-" + leg + ".json").string()));
   const std::string baseline_path = args.value("baseline", spec.committed_scorecard());
-  const std::optional<nlohmann::json> baseline = baseline_of(args, baseline_path);
+  const std::optional<Scorecard> baseline = baseline_of(args, baseline_path);
   const std::unique_ptr<Reporter> reporter = reporter_of(args);
+  const RunSettings settings = run_settings(args);
   std::vector<CellRun> runs;
   std::optional<RunFacts> facts;
   if (args.values.contains("from")) {
@@ -94,11 +94,11 @@ int scorecard_command(const Args& args) {
     runs = std::move(merged.runs);
     facts = std::move(merged.facts);  // the shards' own, when their manifests say
   } else {
-    runs = run_cells(spec, rosters, {}, run_settings(args), reporter_progress(*reporter));
+    runs = run_cells(spec, rosters, {}, settings, reporter_progress(*reporter));
   }
-  if (!facts) facts = scorecard_facts(spec, rosters, runs, leg);
-  const nlohmann::json card = make_scorecard(spec, *facts, results_of(runs));
-  write_file_atomically(out, json_text(card, 2) + "\n");
+  if (!facts) facts = run_facts(spec, rosters, runs, leg, settings.limits.time);
+  const Scorecard card = make_scorecard(spec, *facts, results_of(runs));
+  write_file_atomically(out, json_text(card.to_json(), 2) + "\n");
   reporter->run_finished(card, results_of(runs));
   std::cerr << "scorecard written to " << out << "\n";
 

@@ -2,8 +2,9 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "harness/scorecard.h"
-#include "harness/text_escape.h"
+#include "cli/run_options.h"
+#include "harness/io/text_escape.h"
+#include "harness/report/scorecard.h"
 
 namespace tl::cli {
 
@@ -16,16 +17,8 @@ int spec_command(const Args& args) {
     const std::string field = args.required("field");
     if (!json.contains(field)) throw UsageError("no spec field '" + field + "'");
     std::cout << json[field].get<std::string>() << "\n";
-  } else if (args.has("json")) {
-    std::cout << json_text(json, 2) << "\n";
   } else {
-    for (const auto& [key, value] : json.items()) {
-      std::cout << key << "\t" << value.get<std::string>();
-      if (key == "install_extra") std::cout << "\t(pip install '" << value.get<std::string>() << "')";
-      if (key == "spec_install_extra")
-        std::cout << "\t(the name on the backend's page, which is upstream's; here: install_extra)";
-      std::cout << "\n";
-    }
+    document_reporter_of(args)->spec(json);
   }
   return kExitPassed;
 }

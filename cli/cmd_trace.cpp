@@ -1,17 +1,18 @@
-// tlconform trace: capture one row and print its ops (a table, or JSON with payload values); save
+// tlconform trace: capture one row and show its ops (--format: a table, JSON with payload values); save
 // it as a .tlspec bundle, or draw it (--graph), coloured by its validation with --validate.
 #include <cstdio>
 #include <iostream>
 #include <optional>
 
 #include "cli/commands.h"
-#include "harness/backend_protocol.h"
-#include "harness/graphviz.h"
-#include "harness/text_escape.h"
-#include "harness/tlspec.h"
-#include "harness/trace_graph.h"
-#include "harness/trace_json.h"
-#include "harness/trace_options.h"
+#include "cli/run_options.h"
+#include "harness/backend/backend_protocol.h"
+#include "harness/io/text_escape.h"
+#include "harness/model/tlspec.h"
+#include "harness/model/trace_json.h"
+#include "harness/model/trace_options.h"
+#include "harness/report/graphviz.h"
+#include "harness/report/trace_graph.h"
 
 namespace tl::cli {
 namespace {
@@ -54,22 +55,6 @@ void draw_row(const Args& args, const RosterRow& row, const TracedRow& traced) {
 
 }  // namespace
 
-// A table for a terminal: labels and kinds come from the trace (a bundle's manifest may hold any
-// text), so each is shown with its control characters escaped (text_escape.h), one op a line.
-void print_ops(const Trace& trace) {
-  std::printf("%-5s %-28s %-9s %-8s %-8s %-14s %s\n", "index", "label", "kind", "const", "dtype", "shape", "parents");
-  for (const Op& op : trace.ops) {
-    std::string parents;
-    for (const ParentRef& parent : op.parents) parents += (parents.empty() ? "" : ",") + std::to_string(parent.op);
-    std::printf("%-5zu %-28s %-9s %-8s %-8s %-14s %s\n", op.index, terminal_line(op.label).c_str(), to_string(op.kind),
-                terminal_line(op.constant_kind.value_or("-")).c_str(), op.dtype.name.c_str(), shape_string(op.shape).c_str(),
-                parents.c_str());
-  }
-  std::printf("%zu ops; outputs:", trace.size());
-  for (std::size_t output : trace.outputs) std::printf(" %zu", output);
-  std::printf("\n");
-}
-
 int trace_command(const Args& args) {
   const std::vector<Roster> rosters = load_rosters(args);
   const RosterRow& row = find_row(rosters, args.required("row"));
@@ -84,6 +69,7 @@ int trace_command(const Args& args) {
     writable_parent("save", bundle);
   }
   check_graph_target(args);
+  const std::unique_ptr<Reporter> reporter = document_reporter_of(args);
   const TracedRow traced = trace_row_of(args, row);
   const Trace& trace = traced.trace;
   if (args.values.contains("save")) {
@@ -91,19 +77,8 @@ int trace_command(const Args& args) {
     std::cerr << "saved " << trace.size() << " ops to " << args.required("save") << std::endl;
   }
   if (args.values.contains("graph")) draw_row(args, row, traced);
-  const int exit_code = !traced.status || traced.status->passed() ? kExitPassed : kExitFailed;
-  if (args.has("json")) {
-    std::cout << json_text(trace_to_json(trace), 2) << "\n";
-    return exit_code;
-  }
-  print_ops(trace);
-  std::printf("%d evaluation(s), %d kernel(s), device %s\n", trace.stats.evaluations, trace.stats.kernels,
-              terminal_line(trace.device).c_str());
-  if (traced.status) {
-    std::printf("validation: %s (%zu ops replayed)%s%s\n", to_string(traced.status->state), traced.status->replayed,
-                traced.status->message.empty() ? "" : ": ", terminal_text(traced.status->message).c_str());
-  }
-  return exit_code;
+  reporter->trace(trace, traced.status ? &*traced.status : nullptr);
+  return !traced.status || traced.status->passed() ? kExitPassed : kExitFailed;
 }
 
 }  // namespace tl::cli

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "cli/args.h"
-#include "harness/backend_spec.h"
-#include "harness/capabilities.h"
-#include "harness/roster.h"
+#include "harness/backend/backend_spec.h"
+#include "harness/backend/capabilities.h"
+#include "harness/roster/roster.h"
 
 namespace tl::cli {
 

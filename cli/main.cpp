@@ -2,40 +2,44 @@
 #include <exception>
 #include <iostream>
 #include <map>
+#include <string>
 
-#include "cli/cell_records.h"
 #include "cli/commands.h"
-#include "harness/errors.h"
-#include "harness/json_file.h"
-#include "harness/refusal.h"
-#include "harness/scorecard.h"
-#include "harness/text_escape.h"
-#include "harness/tlspec.h"
+#include "harness/io/json_file.h"
+#include "harness/io/text_escape.h"
+#include "harness/model/errors.h"
+#include "harness/model/refusal.h"
+#include "harness/model/tlspec.h"
+#include "harness/report/scorecard.h"
+#include "harness/runs/cell_records.h"
+#include "harness/supervise/child_supervisor.h"
 
 namespace {
 
 constexpr const char* kUsage = R"(usage: tlconform COMMAND [--backend NAME] [options]
 Every command works on one backend: --backend NAME (default tinygrad; `tlconform spec` for one).
+Every command that prints results takes --format console|json|markdown (--json, --markdown for
+short); run and scorecard also junit.
 commands:
   list [--roster FILE ...] [--shard K/N] [--ctest [--record DIR]]
                                               rows and cells (no Python is started); --shard:
                                               only the rows `run --shard K/N` runs
-  trace --row ID [--roster FILE ...] [--json] [--save DIR [--no-payloads]] [--graph FILE [--validate]]
+  trace --row ID [--roster FILE ...] [--format F] [--save DIR [--no-payloads]] [--graph FILE [--validate]]
                                               capture one row and print its ops; save a .tlspec;
                                               draw it with Graphviz (FILE.svg, .png, .pdf, or .dot
                                               for the DOT text), with --validate coloured by its
                                               replay validation (exit 1 when that fails)
-  validate --row ID [--roster FILE ...] [--json]
+  validate --row ID [--roster FILE ...] [--format F]
                                               replay-validate one row; print every decision
-  inspect DIR [--json]                        print a saved .tlspec bundle (no Python started)
-  cell --row ID [--roster FILE ...] [--json] [--record DIR] [--isolate [--timeout S] [--memory SIZE]]
+  inspect DIR [--format F]                    print a saved .tlspec bundle (no Python started)
+  cell --row ID [--roster FILE ...] [--format F] [--record DIR] [--isolate [--timeout S] [--memory SIZE]]
                                               run one row's cell in this process, or with --isolate
                                               in a supervised child (--record also writes DIR/ID.json
                                               for scorecard --from)
   run [--roster FILE ...] [--row ID ... | --shard K/N] [--record DIR] [--out FILE] [--leg NAME]
       [--timeout SECONDS] [--memory SIZE] [--jobs N] [--format console|json|markdown|junit] [--json]
                                               run cells, each in its own supervised process (time
-                                              limit, default 600 s; memory limit for its processes,
+                                              limit, default @TIMEOUT@ s; memory limit for its processes,
                                               e.g. 8G, default a share of the available memory);
                                               report each cell as it ends and a summary on stdout
                                               (--format; every failing check is listed); write a
@@ -51,9 +55,9 @@ commands:
                                               cells (shards) instead of running them, and refuses a
                                               cell recorded nowhere or twice, or a corrupt record
                                               (exit 3); writes ./scorecard-LEG.json unless --out
-  doctor [--json] [--scorecard FILE]          environment and backend health rows
-  spec [--backend NAME] [--json | --field F]  the backend's requirement table (no Python started)
-  capabilities [--scorecard FILE] [--json | --markdown]
+  doctor [--format F] [--scorecard FILE]      environment and backend health rows
+  spec [--backend NAME] [--format F | --field F]  the backend's requirement table (no Python started)
+  capabilities [--scorecard FILE] [--format F]
                                               the can-and-cannot table, states computed from the
                                               cells of a pinned scorecard (default: the committed one)
   report --out DIR [--graphs [--row ID ...] [--roster FILE ...]] SCORECARD...
@@ -80,27 +84,37 @@ int main(int argc, char** argv) {
   using namespace tl::cli;
   const std::map<std::string, Command> commands{
       {"list", {list_command, {"roster", "record", "shard"}, {"ctest"}, ""}},
-      {"trace", {trace_command, {"roster", "row", "save", "graph"}, {"json", "no-payloads", "validate"}, ""}},
-      {"validate", {validate_command, {"roster", "row"}, {"json"}, ""}},
-      {"inspect", {inspect_command, {"bundle"}, {"json"}, "bundle"}},
-      {"cell", {cell_command, {"roster", "row", "record", "result-fd", "key-fd", "timeout", "memory"}, {"json", "isolate"}, ""}},
+      {"trace",
+       {trace_command, {"roster", "row", "save", "graph", "format"}, {"json", "markdown", "no-payloads", "validate"}, ""}},
+      {"validate", {validate_command, {"roster", "row", "format"}, {"json", "markdown"}, ""}},
+      {"inspect", {inspect_command, {"bundle", "format"}, {"json", "markdown"}, "bundle"}},
+      {"cell",
+       {cell_command,
+        {"roster", "row", "record", "result-fd", "key-fd", "timeout", "memory", "format"},
+        {"json", "markdown", "isolate"},
+        ""}},
       {"run",
-       {run_command, {"roster", "row", "out", "timeout", "jobs", "leg", "memory", "format", "shard", "record"}, {"json"}, ""}},
+       {run_command,
+        {"roster", "row", "out", "timeout", "jobs", "leg", "memory", "format", "shard", "record"},
+        {"json", "markdown"},
+        ""}},
       {"scorecard",
        {scorecard_command,
         {"backend", "roster", "out", "timeout", "jobs", "leg", "from", "memory", "baseline", "format"},
-        {"write", "check", "json"},
+        {"write", "check", "json", "markdown"},
         ""}},
-      {"doctor", {doctor_command, {"scorecard"}, {"json"}, ""}},
-      {"spec", {spec_command, {"backend", "field"}, {"json"}, ""}},
-      {"capabilities", {capabilities_command, {"scorecard"}, {"json", "markdown"}, ""}},
+      {"doctor", {doctor_command, {"scorecard", "format"}, {"json", "markdown"}, ""}},
+      {"spec", {spec_command, {"backend", "field", "format"}, {"json", "markdown"}, ""}},
+      {"capabilities", {capabilities_command, {"scorecard", "format"}, {"json", "markdown"}, ""}},
       {"report", {report_command, {"out", "row", "roster"}, {"graphs"}, "scorecard", true}},
   };
   // Every error line below may quote a user's file, a bundle or a forward: shown escaped for the
   // terminal (text_escape.h), never acted on.
   try {
     if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "help") {
-      std::cout << kUsage;
+      std::string usage = kUsage;  // the one default time limit, as the supervisor holds it
+      usage.replace(usage.find("@TIMEOUT@"), 9, std::to_string(tl::kDefaultCellTimeout.count()));
+      std::cout << usage;
       return argc < 2 ? kExitUsage : kExitPassed;
     }
     const auto found = commands.find(argv[1]);
@@ -116,10 +130,13 @@ int main(int argc, char** argv) {
   } catch (const tl::TlspecError& error) {
     std::cerr << "tlconform: bad .tlspec bundle: " << tl::terminal_text(error.what()) << "\n";
     return kExitUsage;
-  } catch (const CorruptRecord& error) {
+  } catch (const tl::RunRequestError& error) {
+    std::cerr << "tlconform: " << tl::terminal_text(error.what()) << "\n(tlconform help lists the commands and their options)\n";
+    return kExitUsage;
+  } catch (const tl::CorruptRecord& error) {
     std::cerr << "tlconform: corrupt record: " << tl::terminal_text(error.what()) << "\n";
     return kExitBadInput;
-  } catch (const MergeRefused& error) {
+  } catch (const tl::MergeRefused& error) {
     std::cerr << "tlconform: merge refused: " << tl::terminal_text(error.what()) << "\n";
     return kExitBadInput;
   } catch (const tl::ScorecardError& error) {

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <string>
 
-#include "harness/roster.h"
+#include "harness/roster/roster.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::string path = "/tmp/tl-roster-fuzz-" + std::to_string(::getpid()) + ".yaml";

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <string>
 
-#include "harness/tlspec.h"
-#include "harness/trace.h"
+#include "harness/model/tlspec.h"
+#include "harness/model/trace.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::filesystem::path directory = "/tmp/tl-tlspec-fuzz-" + std::to_string(::getpid());

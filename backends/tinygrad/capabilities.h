@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "harness/capabilities.h"
+#include "harness/backend/capabilities.h"
 
 namespace tl::tinygrad {
 

@@ -20,7 +20,7 @@
 #include "backends/tinygrad/preflight.h"
 #include "backends/tinygrad/runtime.h"
 #include "backends/tinygrad/tinygrad_api.h"
-#include "harness/python_runtime.h"
+#include "harness/backend/python_runtime.h"
 
 namespace tl::tinygrad {
 namespace {

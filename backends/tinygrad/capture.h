@@ -4,8 +4,8 @@
 
 #include <pybind11/pybind11.h>
 
-#include "harness/trace.h"
-#include "harness/trace_options.h"
+#include "harness/model/trace.h"
+#include "harness/model/trace_options.h"
 
 namespace tl::tinygrad {
 

@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "backends/tinygrad/buffer_write.h"
-#include "harness/refusal.h"
+#include "harness/model/refusal.h"
 
 namespace tl::tinygrad {
 

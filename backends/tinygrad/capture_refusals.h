@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backends/tinygrad/tinygrad_api.h"
-#include "harness/trace.h"
+#include "harness/model/trace.h"
 
 namespace tl::tinygrad {
 

@@ -7,7 +7,7 @@
 #include "backends/tinygrad/evaluation.h"
 #include "backends/tinygrad/live_graph.h"
 #include "backends/tinygrad/python_modules.h"
-#include "harness/python_runtime.h"
+#include "harness/backend/python_runtime.h"
 
 namespace tl::tinygrad {
 

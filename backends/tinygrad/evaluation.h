@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "backends/tinygrad/tinygrad_api.h"
-#include "harness/payload.h"
-#include "harness/trace.h"
+#include "harness/model/payload.h"
+#include "harness/model/trace.h"
 
 namespace tl::tinygrad {
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "backends/tinygrad/tinygrad_api.h"
-#include "harness/trace.h"
-#include "harness/trace_options.h"
+#include "harness/model/trace.h"
+#include "harness/model/trace_options.h"
 
 namespace tl::tinygrad {
 

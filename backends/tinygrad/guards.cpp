@@ -2,8 +2,8 @@
 
 #include <pybind11/eval.h>
 
-#include "harness/python_runtime.h"
-#include "harness/refusal.h"
+#include "harness/backend/python_runtime.h"
+#include "harness/model/refusal.h"
 
 namespace py = pybind11;
 

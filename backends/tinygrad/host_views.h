@@ -11,9 +11,9 @@
 
 #include "backends/tinygrad/graph_walk.h"
 #include "backends/tinygrad/tinygrad_api.h"
-#include "harness/movement.h"
-#include "harness/payload.h"
-#include "harness/trace.h"
+#include "harness/model/movement.h"
+#include "harness/model/payload.h"
+#include "harness/model/trace.h"
 
 namespace tl::tinygrad {
 

@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "harness/trace.h"
+#include "harness/model/trace.h"
 
 namespace tl::tinygrad {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/payload.h"
-#include "harness/trace.h"
+#include "harness/model/payload.h"
+#include "harness/model/trace.h"
 
 namespace tl::tinygrad {
 

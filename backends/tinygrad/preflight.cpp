@@ -1,8 +1,8 @@
 #include "backends/tinygrad/preflight.h"
 
 #include "backends/tinygrad/protocol.h"
-#include "harness/refusal.h"
-#include "harness/version_range.h"
+#include "harness/model/refusal.h"
+#include "harness/model/version_range.h"
 
 namespace tl::tinygrad {
 

@@ -4,7 +4,7 @@
 
 #include <pybind11/pybind11.h>
 
-#include "harness/trace_options.h"
+#include "harness/model/trace_options.h"
 
 namespace tl::tinygrad {
 

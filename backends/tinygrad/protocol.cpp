@@ -17,11 +17,11 @@
 #include "backends/tinygrad/row_fixture.h"
 #include "backends/tinygrad/runtime.h"
 #include "backends/tinygrad/tinygrad_api.h"
-#include "harness/backend_registry.h"
-#include "harness/errors.h"
-#include "harness/python_runtime.h"
-#include "harness/refusal.h"
-#include "harness/trace_options.h"
+#include "harness/backend/backend_registry.h"
+#include "harness/backend/python_runtime.h"
+#include "harness/model/errors.h"
+#include "harness/model/refusal.h"
+#include "harness/model/trace_options.h"
 
 namespace tl::tinygrad {
 namespace {

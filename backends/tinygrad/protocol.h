@@ -4,10 +4,10 @@
 
 #include <pybind11/pybind11.h>
 
-#include "harness/backend_spec.h"
-#include "harness/refusal.h"
-#include "harness/trace.h"
-#include "harness/trace_options.h"
+#include "harness/backend/backend_spec.h"
+#include "harness/model/refusal.h"
+#include "harness/model/trace.h"
+#include "harness/model/trace_options.h"
 
 namespace tl::tinygrad {
 

@@ -22,7 +22,7 @@
 #include "backends/tinygrad/live_graph.h"
 #include "backends/tinygrad/perturbation.h"
 #include "backends/tinygrad/python_modules.h"
-#include "harness/python_runtime.h"
+#include "harness/backend/python_runtime.h"
 
 namespace tl::tinygrad {
 

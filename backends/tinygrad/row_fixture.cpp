@@ -4,9 +4,9 @@
 #include <pybind11/stl.h>
 
 #include "backends/tinygrad/runtime.h"
-#include "harness/python_runtime.h"
-#include "harness/roster_python.h"
-#include "harness/text_escape.h"
+#include "harness/backend/python_runtime.h"
+#include "harness/io/text_escape.h"
+#include "harness/roster/roster_python.h"
 
 namespace tl::tinygrad {
 namespace {
@@ -87,7 +87,7 @@ RowFixture build_row(const RosterRow& row) {
     py::dict spec;
     spec["seed"] = row.seed ? py::object(py::int_(*row.seed)) : py::object(py::none());
     py::list layers;
-    for (const LayerSpec& layer : row.layers) {
+    for (const LayerConfig& layer : row.layers) {
       py::dict entry;
       entry["name"] = layer.name;
       entry["type"] = layer.type;
@@ -95,16 +95,16 @@ RowFixture build_row(const RosterRow& row) {
       entry["args"] = from_json(layer.args);
       entry["kwargs"] = from_json(layer.kwargs);
       py::list set;
-      for (const TensorSpec& tensor : layer.set) set.append(tensor_spec_dict(tensor));
+      for (const TensorValues& tensor : layer.set) set.append(tensor_values_dict(tensor));
       entry["set"] = set;
       layers.append(entry);
     }
     spec["layers"] = layers;
     py::list tensors;
-    for (const TensorSpec& tensor : row.tensors) tensors.append(tensor_spec_dict(tensor));
+    for (const TensorValues& tensor : row.tensors) tensors.append(tensor_values_dict(tensor));
     spec["tensors"] = tensors;
     py::list inputs;
-    for (const TensorSpec& input : row.inputs) inputs.append(tensor_spec_dict(input));
+    for (const TensorValues& input : row.inputs) inputs.append(tensor_values_dict(input));
     spec["inputs"] = inputs;
     spec["forward"] = row.forward;
     spec["setup"] = row.setup;

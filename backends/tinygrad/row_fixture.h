@@ -3,7 +3,7 @@
 
 #include <pybind11/pybind11.h>
 
-#include "harness/roster.h"
+#include "harness/roster/roster.h"
 
 namespace tl::tinygrad {
 

@@ -4,9 +4,9 @@
 
 #include <cstdlib>
 
-#include "harness/errors.h"
-#include "harness/python_runtime.h"
-#include "harness/version_range.h"
+#include "harness/backend/python_runtime.h"
+#include "harness/model/errors.h"
+#include "harness/model/version_range.h"
 
 namespace tl::tinygrad {
 namespace {

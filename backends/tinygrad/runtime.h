@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "harness/backend_spec.h"
+#include "harness/backend/backend_spec.h"
 
 namespace tl::tinygrad {
 

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "harness/dtype.h"
+#include "harness/model/dtype.h"
 
 namespace tl::tinygrad {
 

@@ -7,10 +7,10 @@
 #include <memory>
 #include <string>
 
-#include "harness/backend_registry.h"
-#include "harness/capabilities.h"
-#include "harness/refusal.h"
-#include "harness/scorecard.h"
+#include "harness/backend/backend_registry.h"
+#include "harness/backend/capabilities.h"
+#include "harness/model/refusal.h"
+#include "harness/report/scorecard.h"
 #include "python/src/bindings.h"
 #include "python/src/trace_handle.h"
 

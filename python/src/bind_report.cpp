@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "harness/backend_registry.h"
-#include "harness/doctor.h"
+#include "harness/backend/backend_registry.h"
+#include "harness/report/doctor.h"
 #include "python/src/bindings.h"
 
 namespace tl::python {

@@ -7,10 +7,10 @@
 #include <memory>
 #include <string>
 
-#include "harness/backend_registry.h"
-#include "harness/text_escape.h"
-#include "harness/trace.h"
-#include "harness/trace_graph.h"
+#include "harness/backend/backend_registry.h"
+#include "harness/io/text_escape.h"
+#include "harness/model/trace.h"
+#include "harness/report/trace_graph.h"
 #include "python/src/bindings.h"
 #include "python/src/trace_handle.h"
 
@@ -324,7 +324,7 @@ void bind_trace(py::module_& module) {
       },
       py::arg("fn"), py::arg("args"), py::arg("options"));
   module.def(
-      "load", [](const std::string& path) { return handle_of(Trace::load(path)); }, py::arg("path"));
+      "load", [](const std::string& path) { return handle_of(load_trace(path)); }, py::arg("path"));
 }
 
 }  // namespace tl::python

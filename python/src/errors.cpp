@@ -4,9 +4,9 @@
 
 #include <pybind11/pybind11.h>
 
-#include "harness/errors.h"
-#include "harness/refusal.h"
-#include "harness/tlspec.h"
+#include "harness/model/errors.h"
+#include "harness/model/refusal.h"
+#include "harness/model/tlspec.h"
 #include "python/src/bindings.h"
 
 namespace tl::python {

@@ -2,7 +2,7 @@
 // interpreter (harness/python_runtime.h): no interpreter is started and no framework imported, but
 // each backend makes its import-time choice now, before the user's first framework import (the
 // tinygrad backend: DEV=PYTHON unless DEV is set or tinygrad is imported already).
-#include "harness/python_runtime.h"
+#include "harness/backend/python_runtime.h"
 #include "python/src/bindings.h"
 
 PYBIND11_MODULE(_core, module) {

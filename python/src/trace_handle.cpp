@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "harness/backend_registry.h"
+#include "harness/backend/backend_registry.h"
 
 namespace tl::python {
 

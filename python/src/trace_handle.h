@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/trace.h"
+#include "harness/model/trace.h"
 
 namespace tl::python {
 

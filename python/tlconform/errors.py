@@ -8,7 +8,10 @@ before any framework side effect: no kernel ran, inputs and RNG state are as the
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import TYPE_CHECKING, Dict, List, Optional
+
+if TYPE_CHECKING:
+    from . import _core
 
 __all__ = [
     "TlconformError",
@@ -111,7 +114,7 @@ class TlspecError(TlconformError, ValueError):
     """A ``.tlspec`` bundle that cannot be read or a save target that is not a bundle."""
 
 
-def registry() -> List["RefusalInfo"]:  # noqa: F821 (the _core type, see _core.pyi)
+def registry() -> List["_core.RefusalInfo"]:
     """Every refusal code with its meaning, the rule it belongs to and what to do instead."""
     from . import _core
 

@@ -152,9 +152,10 @@ def test_a_0d_input_is_an_input_while_an_equal_tensor_is_alive():
     from tinygrad import Tensor
 
     x = Tensor(2.5)
-    alive = Tensor(2.5).realize()  # noqa: F841 - kept alive on purpose
+    alive = Tensor(2.5).realize()  # kept alive through the trace on purpose
     trace = tl.trace(lambda t: t.reshape((1,)) * 2, x, backend="tinygrad",
                      grad_options=tl.options.GradOptions(intermediate_grads=True))
     assert len(trace.input_ops) == 1
     assert trace.input_ops[0].grad is not None and trace.input_ops[0].grad.numpy().tolist() == 2.0
     assert not [op for op in trace if op.constant_kind == "closure"]
+    assert alive.numpy() == 2.5

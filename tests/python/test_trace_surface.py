@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 import tlconform as tl
-from tlconform.errors import BackendUnsupportedError
 
 
 def test_ops_by_index_label_and_iteration(tutorial):

@@ -12,12 +12,12 @@
 #include <filesystem>
 #include <optional>
 
-#include "harness/backend_registry.h"
-#include "harness/errors.h"
-#include "harness/python_runtime.h"
-#include "harness/refusal.h"
-#include "harness/roster_python.h"
-#include "harness/version_range.h"
+#include "harness/backend/backend_registry.h"
+#include "harness/backend/python_runtime.h"
+#include "harness/model/errors.h"
+#include "harness/model/refusal.h"
+#include "harness/model/version_range.h"
+#include "harness/roster/roster_python.h"
 
 namespace tl::toy {
 namespace {
@@ -352,8 +352,8 @@ Fixture build_row(const RosterRow& row) {
     fixture.glue = glue();
     py::dict spec;
     spec["seed"] = row.seed ? py::object(py::int_(*row.seed)) : py::object(py::none());
-    spec["tensors"] = tensor_spec_list(row.tensors);
-    spec["inputs"] = tensor_spec_list(row.inputs);
+    spec["tensors"] = tensor_values_list(row.tensors);
+    spec["inputs"] = tensor_values_list(row.inputs);
     spec["setup"] = row.setup;
     spec["forward"] = row.forward;
     spec["forward_file"] = py::bytes(row.forward_where.file);

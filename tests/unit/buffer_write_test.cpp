@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "backends/tinygrad/protocol.h"
-#include "harness/backend_registry.h"
-#include "harness/finite_differences.h"
+#include "harness/backend/backend_registry.h"
+#include "harness/cells/finite_differences.h"
 #include "python_scope.h"
 
 namespace tl {

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "backends/tinygrad/protocol.h"
-#include "harness/backend_registry.h"
-#include "harness/errors.h"
+#include "harness/backend/backend_registry.h"
+#include "harness/model/errors.h"
 #include "python_scope.h"
 #include "tutorial.h"
 

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_support.h"
-#include "harness/process_tree.h"
+#include "harness/supervise/process_tree.h"
 
 namespace tl {
 namespace {

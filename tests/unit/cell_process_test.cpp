@@ -10,10 +10,10 @@
 #include <functional>
 #include <thread>
 
-#include "harness/cell_process.h"
-#include "harness/channel_key.h"
-#include "harness/child_supervisor.h"
-#include "harness/process_tree.h"
+#include "harness/supervise/cell_process.h"
+#include "harness/supervise/channel_key.h"
+#include "harness/supervise/child_supervisor.h"
+#include "harness/supervise/process_tree.h"
 
 namespace tl {
 namespace {
@@ -38,9 +38,9 @@ using Sign = std::function<std::string(const std::string& payload)>;
 // written with the cell's signing function, as the harness code in a real cell writes its lines.
 CellResult run_cell_script(const std::function<std::string(const Sign&)>& script, CellLimits limits = {seconds(20), 0},
                            ChildOutcome* out = nullptr, const std::string& xfail = "") {
-  ChildSpec spec = cell_child_spec({"/bin/sh", "-c", ""}, limits);
-  spec.argv[2] = script([&](const std::string& payload) { return "'" + signed_line(spec.result_key, payload) + "'"; });
-  const ChildOutcome outcome = run_children({spec}, 1).front();
+  ChildCommand command = cell_child_command({"/bin/sh", "-c", ""}, limits);
+  command.argv[2] = script([&](const std::string& payload) { return "'" + signed_line(command.result_key, payload) + "'"; });
+  const ChildOutcome outcome = run_children({command}, 1).front();
   if (out != nullptr) *out = outcome;
   return cell_result_from_child(outcome, identity(), limits, xfail);
 }
@@ -186,11 +186,11 @@ TEST(CellProcess, AMemoryHogFailsWithTheMemoryLimit) {
 
 // The key comes on descriptor 4, whole, then end of file; the cell closes it before roster code.
 TEST(CellProcess, TheKeyArrivesOnItsOwnDescriptor) {
-  ChildSpec spec = cell_child_spec({"/bin/sh", "-c", "cat <&4; echo; cat <&4; echo end"}, {seconds(20), 0});
-  const ChildOutcome outcome = run_children({spec}, 1).front();
-  EXPECT_EQ(outcome.stdout_text, spec.result_key + "\nend\n");
-  EXPECT_EQ(spec.result_key.size(), 64u);
-  EXPECT_NE(cell_child_spec({"/bin/true"}, {}).result_key, spec.result_key) << "every cell gets its own key";
+  ChildCommand command = cell_child_command({"/bin/sh", "-c", "cat <&4; echo; cat <&4; echo end"}, {seconds(20), 0});
+  const ChildOutcome outcome = run_children({command}, 1).front();
+  EXPECT_EQ(outcome.stdout_text, command.result_key + "\nend\n");
+  EXPECT_EQ(command.result_key.size(), 64u);
+  EXPECT_NE(cell_child_command({"/bin/true"}, {}).result_key, command.result_key) << "every cell gets its own key";
 }
 
 // What something else in the cell process writes to the channel is not the cell's report: a result
@@ -226,10 +226,10 @@ TEST(CellProcess, OutputThatIsNotUtf8IsRepaired) {
 }
 
 TEST(CellProcess, RunsSeveralAtOnceAndKeepsTheirOrder) {
-  std::vector<ChildSpec> specs;
-  for (int i = 0; i < 4; ++i) specs.push_back({{"/bin/sh", "-c", "sleep 0.3; echo " + std::to_string(i)}, seconds(20)});
+  std::vector<ChildCommand> commands;
+  for (int i = 0; i < 4; ++i) commands.push_back({{"/bin/sh", "-c", "sleep 0.3; echo " + std::to_string(i)}, seconds(20)});
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<ChildOutcome> outcomes = run_children(specs, 2);
+  const std::vector<ChildOutcome> outcomes = run_children(commands, 2);
   EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(5));
   ASSERT_EQ(outcomes.size(), 4u);
   for (int i = 0; i < 4; ++i) EXPECT_EQ(outcomes[i].stdout_text, std::to_string(i) + "\n");

@@ -14,7 +14,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/child_supervisor.h"
+#include "harness/supervise/child_supervisor.h"
 
 namespace tl::test {
 

@@ -20,8 +20,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_support.h"
-#include "harness/cell_process.h"
-#include "harness/trace.h"
+#include "harness/model/trace.h"
+#include "harness/supervise/cell_process.h"
 
 namespace tl {
 namespace {

@@ -4,8 +4,8 @@
 #include <pybind11/stl.h>
 
 #include "backends/tinygrad/protocol.h"
-#include "harness/backend_registry.h"
-#include "harness/finite_differences.h"
+#include "harness/backend/backend_registry.h"
+#include "harness/cells/finite_differences.h"
 #include "python_scope.h"
 
 namespace tl {

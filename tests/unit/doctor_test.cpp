@@ -13,9 +13,9 @@
 
 #include "backends/tinygrad/protocol.h"
 #include "backends/tinygrad/runtime.h"
-#include "harness/backend_registry.h"
-#include "harness/doctor.h"
-#include "harness/python_runtime.h"
+#include "harness/backend/backend_registry.h"
+#include "harness/backend/python_runtime.h"
+#include "harness/report/doctor.h"
 
 namespace tl {
 namespace {

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "harness/json_file.h"
+#include "harness/io/json_file.h"
 
 namespace tl {
 namespace {

@@ -1,6 +1,6 @@
 // Host-side movement ops: each kind against hand-computed values, misfits refused, and a wrong
 // view payload in a real trace caught by replay validation (which re-runs views in tinygrad).
-#include "harness/movement.h"
+#include "harness/model/movement.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "backends/tinygrad/protocol.h"
-#include "harness/backend_registry.h"
+#include "harness/backend/backend_registry.h"
 #include "python_scope.h"
 #include "tutorial.h"
 

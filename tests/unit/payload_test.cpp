@@ -8,7 +8,7 @@
 #include <cstring>
 #include <limits>
 
-#include "harness/payload.h"
+#include "harness/model/payload.h"
 #include "python_scope.h"
 
 namespace tl {

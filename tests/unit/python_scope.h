@@ -6,7 +6,7 @@
 #include <string>
 
 #include "backends/tinygrad/runtime.h"
-#include "harness/python_runtime.h"
+#include "harness/backend/python_runtime.h"
 
 namespace tl::testing {
 

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "backends/tinygrad/protocol.h"
-#include "harness/backend_registry.h"
-#include "harness/roster.h"
+#include "harness/backend/backend_registry.h"
+#include "harness/roster/roster.h"
 #include "tinygrad_rows.h"
 
 namespace tl {

@@ -6,8 +6,8 @@
 #include <pybind11/embed.h>
 
 #include "backends/tinygrad/protocol.h"
-#include "harness/backend_registry.h"
-#include "harness/conformance.h"
+#include "harness/backend/backend_registry.h"
+#include "harness/cells/conformance.h"
 #include "tinygrad_rows.h"
 
 namespace tl {

@@ -8,9 +8,9 @@
 
 #include "backends/tinygrad/preflight.h"
 #include "backends/tinygrad/protocol.h"
-#include "harness/backend_registry.h"
-#include "harness/refusal.h"
-#include "harness/version_range.h"
+#include "harness/backend/backend_registry.h"
+#include "harness/model/refusal.h"
+#include "harness/model/version_range.h"
 
 namespace tl {
 namespace {

@@ -8,9 +8,9 @@
 #include <regex>
 
 #include "cli_support.h"
-#include "harness/report_site.h"
-#include "harness/scorecard.h"
-#include "harness/trend_chart.h"
+#include "harness/report/report_site.h"
+#include "harness/report/scorecard.h"
+#include "harness/report/trend_chart.h"
 
 namespace tl {
 namespace {
@@ -50,13 +50,21 @@ nlohmann::json card_of(const std::vector<CellSpec>& cells, long long date = 1796
     by_state[cell.state] = by_state.value(cell.state, 0) + 1;
   }
   card["summary"] = {{"total", cells.size()}, {"by_state", by_state}};
-  check_scorecard(card, "test card");
+  Scorecard::from_json(card, "test card");  // a card the reader takes
   return card;
+}
+
+// A card as the report reads it: through the one reader.
+ReportCard report_card(const std::string& source, const nlohmann::json& card) {
+  return {source, Scorecard::from_json(card, source)};
 }
 
 std::string page_of(const std::vector<nlohmann::json>& cards) {
   std::vector<ReportCard> inputs;
-  for (std::size_t i = 0; i < cards.size(); ++i) inputs.push_back({"night" + std::to_string(i) + ".json", cards[i]});
+  for (std::size_t i = 0; i < cards.size(); ++i) {
+    const std::string source = "night" + std::to_string(i) + ".json";
+    inputs.push_back({source, Scorecard::from_json(cards[i], source)});
+  }
   return render_report_html(build_report_model(inputs), ReportPage{});
 }
 
@@ -70,7 +78,7 @@ TEST(ReportSite, EscapesEverythingACardCanSay) {
   const std::string hostile = "<script>alert(\"x\")</script> & 'q'";
   nlohmann::json card = card_of({{"a<b", "failed", hostile}});
   card["capabilities"] = {{{"name", "cap<i>"}, {"state", "supported"}, {"notes", "n & <b>"}, {"declared", "supported"}}};
-  std::vector<ReportCard> inputs{{"dir/<odd>&name.json", card}};
+  std::vector<ReportCard> inputs{{"dir/<odd>&name.json", Scorecard::from_json(card, "dir/<odd>&name.json")}};
   const std::string page = render_report_html(build_report_model(inputs), ReportPage{});
   EXPECT_EQ(page.find("<script>alert"), std::string::npos);
   EXPECT_EQ(page.find("<b>"), std::string::npos);
@@ -97,16 +105,16 @@ TEST(ReportSite, MarksRegressionsAndFixesAgainstThePreviousColumn) {
   EXPECT_TRUE(std::regex_search(page, steady_row));
 
   // Skipped proved nothing, so losing it is a change, not a regression (is_regression decides).
-  const ReportModel model = build_report_model({{"a", card_of({{"x", "skipped"}, {"y", "expected_fail"}})},
-                                                {"b", card_of({{"x", "failed", "m"}, {"y", "crashed", "m"}})}});
+  const ReportModel model = build_report_model({report_card("a", card_of({{"x", "skipped"}, {"y", "expected_fail"}})),
+                                                report_card("b", card_of({{"x", "failed", "m"}, {"y", "crashed", "m"}}))});
   EXPECT_EQ(model.rows[0].entries[1].transition, Transition::Changed);
   EXPECT_EQ(model.rows[1].entries[1].transition, Transition::Regression);
   EXPECT_EQ(model.rows[1].entries[1].before, "expected_fail");
 }
 
 TEST(ReportSite, ShowsCellsACardLacksAsAbsentInTheLastCardsOrder) {
-  const ReportModel model = build_report_model({{"old", card_of({{"gone", "passed"}, {"kept", "passed"}})},
-                                                {"new", card_of({{"fresh", "failed", "m"}, {"kept", "passed"}})}});
+  const ReportModel model = build_report_model({report_card("old", card_of({{"gone", "passed"}, {"kept", "passed"}})),
+                                                report_card("new", card_of({{"fresh", "failed", "m"}, {"kept", "passed"}}))});
   ASSERT_EQ(model.rows.size(), 3u);
   EXPECT_EQ(model.rows[0].id, "fresh");
   EXPECT_EQ(model.rows[1].id, "kept");
@@ -125,7 +133,7 @@ TEST(ReportSite, ExplainsOnlyCellsThatDidNotPass) {
   nlohmann::json card = card_of({{"refused_as_expected", "passed"}, {"refused_unexpectedly", "refused"}});
   card["cells"][0]["refusal_code"] = "fastlog_unsupported";
   card["cells"][1]["refusal_code"] = "numpy_unsupported";
-  const std::string page = render_report_html(build_report_model({{"c", card}}), ReportPage{});
+  const std::string page = render_report_html(build_report_model({report_card("c", card)}), ReportPage{});
   EXPECT_EQ(occurrences(page, "<details"), 1u);
   EXPECT_NE(page.find("<p>refusal code: <code>numpy_unsupported</code></p>"), std::string::npos);
   EXPECT_NE(page.find("title=\"passed\nrefusal code: fastlog_unsupported\""), std::string::npos);
@@ -134,7 +142,7 @@ TEST(ReportSite, ExplainsOnlyCellsThatDidNotPass) {
 TEST(ReportSite, CountsStatesFromTheCellsNotTheSummary) {
   nlohmann::json card = card_of({{"a", "passed"}, {"b", "passed"}, {"c", "timed_out", "slow"}, {"d", "unsupported"}});
   card["summary"]["by_state"] = {{"passed", 99}};  // a summary that lies
-  const ReportModel model = build_report_model({{"card.json", card}});
+  const ReportModel model = build_report_model({report_card("card.json", card)});
   EXPECT_EQ(model.columns[0].counts.at("passed"), 2u);
   EXPECT_EQ(model.columns[0].counts.at("timed_out"), 1u);
   EXPECT_EQ(model.columns[0].passed, 2u);
@@ -154,7 +162,7 @@ TEST(ReportSite, LinksGraphsAndSaysBrieflyWhyOneIsMissing) {
   ASSERT_EQ(start.size(), 47u);
   page.graphs["broken"].note = start + "é and the rest of the reason";
   const std::string html = render_report_html(
-      build_report_model({{"c", card_of({{"drawn", "passed"}, {"broken", "passed"}, {"plain", "passed"}})}}), page);
+      build_report_model({report_card("c", card_of({{"drawn", "passed"}, {"broken", "passed"}, {"plain", "passed"}}))}), page);
   EXPECT_NE(html.find("<a href=\"graphs/drawn.svg\" data-graph=\"drawn\">graph</a>"), std::string::npos);
   EXPECT_EQ(occurrences(html, "data-graph="), 1u);
   EXPECT_NE(html.find("title=\"" + html_escape(page.graphs["broken"].note) + "\">" + html_escape(start) + "…</span>"),

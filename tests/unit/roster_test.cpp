@@ -6,10 +6,10 @@
 #include <stdexcept>
 
 #include "backends/tinygrad/protocol.h"
-#include "harness/backend_registry.h"
-#include "harness/conformance.h"
-#include "harness/roster.h"
-#include "harness/trace_options.h"
+#include "harness/backend/backend_registry.h"
+#include "harness/cells/conformance.h"
+#include "harness/model/trace_options.h"
+#include "harness/roster/roster.h"
 #include "python_scope.h"
 #include "tinygrad_rows.h"
 

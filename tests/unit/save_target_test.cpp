@@ -7,8 +7,8 @@
 #include <fstream>
 
 #include "cli_support.h"
-#include "harness/tlspec.h"
-#include "harness/trace.h"
+#include "harness/model/tlspec.h"
+#include "harness/model/trace.h"
 
 namespace tl {
 namespace {

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <functional>
 
-#include "harness/scorecard.h"
+#include "harness/report/scorecard.h"
 
 namespace tl {
 namespace {
@@ -23,7 +23,7 @@ nlohmann::json committed_card() {
 
 std::string rejection(const nlohmann::json& card) {
   try {
-    check_scorecard(card, "card.json");
+    Scorecard::from_json(card, "card.json");
   } catch (const ScorecardError& error) {
     return error.what();
   }
@@ -31,6 +31,18 @@ std::string rejection(const nlohmann::json& card) {
 }
 
 TEST(Scorecard, TheCommittedCardIsWellFormed) { EXPECT_EQ(rejection(committed_card()), "accepted"); }
+
+// One reader and one writer: what the reader takes from a card, the writer gives back, key for key.
+TEST(Scorecard, ReadingThenWritingGivesTheCardBack) {
+  const nlohmann::json card = committed_card();
+  EXPECT_EQ(Scorecard::from_json(card, "card.json").to_json(), card);
+  nlohmann::json failing = card;
+  failing["cells"][0]["state"] = "failed";
+  failing["cells"][0]["message"] = "a message";
+  failing["cells"][0]["failed_checks"] = {"capture"};
+  failing["cells"][0]["failures"] = {{{"check", "capture"}, {"detail", "what it found"}}};
+  EXPECT_EQ(Scorecard::from_json(failing, "card.json").to_json(), failing);
+}
 
 TEST(Scorecard, RejectsUnknownStatesAndDuplicatesNamingTheCell) {
   nlohmann::json card = committed_card();
@@ -76,19 +88,20 @@ TEST(Scorecard, RejectsCardsOfTheWrongShape) {
 // A committed card listing a cell twice (passed, then failed) would let a fresh failure of that cell
 // compare equal to the second entry and pass the check: it is an error instead.
 TEST(Scorecard, DriftRefusesACommittedCardThatWouldMaskARegression) {
-  nlohmann::json committed = committed_card();
+  const Scorecard committed = Scorecard::from_json(committed_card(), "committed");
   nlohmann::json fresh = committed_card();
   fresh["cells"][0]["state"] = "failed";
-  const auto drift = scorecard_drift(committed, fresh);
+  const auto drift = scorecard_drift(committed, Scorecard::from_json(fresh, "fresh"));
   ASSERT_FALSE(drift.empty());
   EXPECT_TRUE(drift[0].regression);
-  nlohmann::json masked = committed;
+  // a card cannot be read at all, let alone compared, when it lists a cell twice or names no state
+  nlohmann::json masked = committed_card();
   masked["cells"].push_back(masked["cells"][0]);
   masked["cells"].back()["state"] = "failed";
-  EXPECT_THROW(scorecard_drift(masked, fresh), ScorecardError);
-  nlohmann::json unknown = committed;
+  EXPECT_THROW(Scorecard::from_json(masked, "masked"), ScorecardError);
+  nlohmann::json unknown = committed_card();
   unknown["cells"][0]["state"] = "bogus";
-  EXPECT_THROW(scorecard_drift(unknown, fresh), ScorecardError);
+  EXPECT_THROW(Scorecard::from_json(unknown, "unknown"), ScorecardError);
 }
 
 TEST(Scorecard, ReadingAFileNamesItAndNeverHangs) {

@@ -2,8 +2,9 @@
 #pragma once
 
 #include "backends/tinygrad/protocol.h"
-#include "harness/backend_spec.h"
-#include "harness/roster.h"
+#include "harness/backend/backend_spec.h"
+#include "harness/cells/families.h"
+#include "harness/roster/roster.h"
 
 namespace tl::testing {
 

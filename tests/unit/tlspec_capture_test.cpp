@@ -5,10 +5,13 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "backends/tinygrad/protocol.h"
-#include "harness/backend_registry.h"
-#include "harness/trace_compare.h"
+#include "harness/backend/backend_registry.h"
+#include "harness/model/tlspec.h"
+#include "harness/model/trace_compare.h"
 #include "python_scope.h"
 #include "tutorial.h"
 
@@ -41,6 +44,33 @@ TEST(TlspecCapture, NonDefaultOptionsRoundTrip) {
   EXPECT_EQ(loaded.options.grad_options.loss, "outputs[0].sum()");
   EXPECT_EQ(loaded.stats.evaluations, 1);
   EXPECT_EQ(loaded.stats.kernels, trace.stats.kernels);
+}
+
+// A user's bundle is read through load_trace, which refuses one whose backend this build lacks,
+// naming it; the bundle reader itself (Trace::load, model layer) knows no registry.
+TEST(TlspecCapture, ABundleOfABackendThisBuildLacksIsRefusedByLoadTrace) {
+  py::dict scope = testing::python_scope(testing::kTutorialSetup);
+  const Trace trace = tl::tinygrad::trace(scope["mlp"], py::make_tuple(scope["x"]));
+  const fs::path directory = fs::path(::testing::TempDir()) / ("tlspec_foreign_" + std::to_string(::getpid())) / "mlp.tlspec";
+  fs::remove_all(directory.parent_path());
+  fs::create_directories(directory.parent_path());
+  trace.save(directory.string());
+  EXPECT_EQ(load_trace(directory.string()).backend, "tinygrad");
+  const fs::path manifest = directory / kTlspecManifest;
+  std::string text = (std::ostringstream() << std::ifstream(manifest).rdbuf()).str();
+  const std::string spelled = "\"backend\": \"tinygrad\"";
+  ASSERT_NE(text.find(spelled), std::string::npos) << text.substr(0, 400);
+  text.replace(text.find(spelled), spelled.size(), "\"backend\": \"no_such_backend\"");
+  std::ofstream(manifest, std::ios::trunc) << text;
+  EXPECT_EQ(Trace::load(directory.string()).backend, "no_such_backend");
+  try {
+    load_trace(directory.string());
+    ADD_FAILURE() << "a bundle of an unknown backend loaded";
+  } catch (const TlspecError& error) {
+    EXPECT_NE(std::string(error.what()).find("'no_such_backend', which this build does not have"), std::string::npos)
+        << error.what();
+  }
+  fs::remove_all(directory.parent_path());
 }
 
 }  // namespace

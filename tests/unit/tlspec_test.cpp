@@ -18,10 +18,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/tlspec.h"
-#include "harness/trace.h"
-#include "harness/trace_compare.h"
-#include "harness/trace_json.h"
+#include "harness/model/tlspec.h"
+#include "harness/model/trace.h"
+#include "harness/model/trace_compare.h"
+#include "harness/model/trace_json.h"
 
 namespace tl {
 namespace {
@@ -282,12 +282,8 @@ TEST_F(TlspecBundle, RejectsWrongManifests) {
   json["schema_version"] = 99;
   write_manifest(json);
   expect_rejected("schema_version 99");
-  json = manifest();
-  SetUp();
-  json = manifest();
-  json["backend"] = "pytorch";
-  write_manifest(json);
-  expect_rejected("backend 'pytorch'");
+  // (a bundle of a backend this build lacks is refused by load_trace, which asks the registry:
+  // TlspecCapture.ABundleOfABackendThisBuildLacksIsRefusedByLoadTrace)
   SetUp();
   json = manifest();
   json["payloads"] = "../../etc/passwd";

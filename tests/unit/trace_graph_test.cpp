@@ -18,9 +18,9 @@
 
 #include "backends/tinygrad/protocol.h"
 #include "cli_support.h"
-#include "harness/graph_style.h"
-#include "harness/graphviz.h"
-#include "harness/trace_graph.h"
+#include "harness/report/graph_style.h"
+#include "harness/report/graphviz.h"
+#include "harness/report/trace_graph.h"
 #include "python_scope.h"
 #include "tutorial.h"
 

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_support.h"
-#include "harness/scorecard.h"
+#include "harness/report/scorecard.h"
 
 namespace tl {
 namespace {

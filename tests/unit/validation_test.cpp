@@ -5,8 +5,8 @@
 #include <set>
 
 #include "backends/tinygrad/protocol.h"
-#include "harness/backend_registry.h"
-#include "harness/refusal.h"
+#include "harness/backend/backend_registry.h"
+#include "harness/model/refusal.h"
 #include "python_scope.h"
 #include "tutorial.h"
 

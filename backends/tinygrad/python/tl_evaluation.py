@@ -37,7 +37,7 @@ from tinygrad.uop.decompositions import get_late_rewrite_patterns
 from tinygrad.uop.ops import GroupOp, Ops, UOp, graph_rewrite
 from tinygrad.uop.symbolic import sym, symbolic_simple
 
-from tl_buffer_write import functional_write, is_buffer_write, without_writes
+from tl_buffer_write import without_writes
 
 VIEWS = {Ops.RESHAPE, Ops.EXPAND, Ops.PAD, Ops.SHRINK, Ops.PERMUTE, Ops.FLIP}
 EXPANDABLE = GroupOp.ALU | {Ops.CAST, Ops.BITCAST}          # what tinygrad's ALU rewrites look into

@@ -1,0 +1,49 @@
+// What a cell found: its identity (row id, family, roster file:line), its state, and every check.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/model/cell_state.h"
+#include "harness/roster/roster.h"
+
+namespace tl {
+
+struct Check {
+  std::string name;
+  bool passed = false;
+  std::string detail;
+};
+
+struct CellResult {
+  std::string id;
+  std::string family;
+  SourceLocation roster;
+  CellState state = CellState::HarnessError;
+  std::string message;       // why, when not passed
+  std::string refusal_code;  // the code a refusal row was refused with, or a capturing row refused with
+  std::vector<Check> checks;
+  std::optional<std::size_t> ops;  // ops recorded, for rows that captured
+  std::string output;              // the cell process's own stdout/stderr (bounded), kept when not passed
+
+  // The one place a cell's identity is taken from its row; the state starts as harness_error, so a
+  // result nobody finished never reads as passed.
+  static CellResult of(const RosterRow& row);
+
+  // Every check that failed, one per line ("name: detail").
+  std::vector<std::string> failed_checks() const;
+
+  // What makes this result contradict itself, or nullopt: a passing state (passed, unexpected_pass)
+  // beside a check of its own that failed. A record like that was edited or corrupted, not written
+  // by a cell.
+  std::optional<std::string> contradiction() const;
+
+  nlohmann::json to_json() const;
+  static CellResult from_json(const nlohmann::json& json);
+};
+
+}  // namespace tl

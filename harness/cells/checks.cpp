@@ -1,0 +1,244 @@
+#include "harness/cells/checks.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <optional>
+
+#include "harness/cells/finite_differences.h"
+#include "harness/model/errors.h"
+#include "harness/model/refusal.h"
+#include "harness/model/trace_compare.h"
+
+namespace tl {
+namespace {
+
+// One output against the roster's values, nullopt when equal within `atol`. For a float output the
+// values are rounded to its dtype first; an integer or bool output is widened to float64 instead, so
+// that an expected 1.7 is not truncated to the output's 1.
+std::optional<std::string> output_mismatch(const TensorValues& values, const Payload& actual, double atol) {
+  static const DType wide = *dtype_from_name("float64");
+  const bool as_float = actual.dtype.is_float();
+  const Payload expected = Payload::from_doubles(as_float ? actual.dtype : wide, values.shape, values.values);
+  const Comparison comparison = compare(
+      expected, as_float ? actual : Payload::from_doubles(wide, actual.shape, actual.to_doubles()), Tolerance{0, atol, 0.0});
+  if (comparison.equal) return std::nullopt;
+  return values.where.str() + ": " + comparison.message + " (output dtype " + actual.dtype.name + ")";
+}
+
+}  // namespace
+
+Check check_structure(const Trace& trace) {
+  // No silent holes: parents come first, and only inputs and constants stand without parents.
+  for (const Op& op : trace.ops) {
+    for (const ParentRef& parent : op.parents) {
+      if (parent.op >= op.index)
+        return {"structure", false, op.label + " has parent " + std::to_string(parent.op) + " that does not precede it"};
+    }
+    const bool leaf = op.kind == OpKind::Input || op.kind == OpKind::Constant;
+    if (leaf != op.parents.empty())
+      return {"structure", false, op.label + (leaf ? " is a leaf with parents" : " has no parent edge")};
+    if (!op.out) return {"structure", false, op.label + " has no payload"};
+  }
+  if (trace.outputs.empty()) return {"structure", false, "the trace has no output op"};
+  return {"structure", true, std::to_string(trace.size()) + " ops, parents before children, every op has a payload"};
+}
+
+Check check_one_evaluation(const RowCapture& capture) {
+  const CaptureStats& stats = capture.trace.stats;
+  const bool ok = capture.observed_evaluations == 1 && stats.evaluations == 1 && capture.observed_kernels == stats.kernels;
+  return {"one_evaluation", ok,
+          "probe saw " + std::to_string(capture.observed_evaluations) + " evaluation(s) and " +
+              std::to_string(capture.observed_kernels) + " kernel(s); the trace reports " + std::to_string(stats.evaluations) +
+              " evaluation(s) of " + std::to_string(stats.kernels) + " kernel(s)"};
+}
+
+Check check_outputs_equal_eager(const Trace& trace, const EagerRun& eager) {
+  if (trace.outputs.size() != eager.outputs.size()) {
+    return {"outputs_equal_eager", false,
+            std::to_string(trace.outputs.size()) + " output ops, eager returned " + std::to_string(eager.outputs.size())};
+  }
+  for (std::size_t i = 0; i < eager.outputs.size(); ++i) {
+    const Op& op = trace.ops[trace.outputs[i]];
+    const Comparison comparison = compare(eager.outputs[i], *op.out);
+    if (!comparison.equal)
+      return {"outputs_equal_eager", false, "output " + std::to_string(i) + " (" + op.label + "): " + comparison.message};
+  }
+  return {"outputs_equal_eager", true, std::to_string(eager.outputs.size()) + " output(s) equal one eager forward"};
+}
+
+// `expect.output` checks the first output; `expect.outputs` checks every output and their count.
+Check check_expected_output(const RosterRow& row, const Trace& trace) {
+  const Expectations& expect = row.expect;
+  if (trace.outputs.empty()) return {"expected_output", false, "the trace has no output op"};
+  if (expect.output) {
+    const auto mismatch = output_mismatch(*expect.output, *trace.ops[trace.outputs[0]].out, expect.output_atol);
+    return {"expected_output", !mismatch, mismatch ? "output 0: " + *mismatch : "first output equals the roster's values"};
+  }
+  if (expect.outputs.size() != trace.outputs.size()) {
+    return {"expected_output", false,
+            expect.where.str() + ": expect.outputs lists " + std::to_string(expect.outputs.size()) +
+                " output(s), the forward returned " + std::to_string(trace.outputs.size())};
+  }
+  for (std::size_t i = 0; i < expect.outputs.size(); ++i) {
+    const auto mismatch = output_mismatch(expect.outputs[i], *trace.ops[trace.outputs[i]].out, expect.output_atol);
+    if (mismatch) return {"expected_output", false, "output " + std::to_string(i) + ": " + *mismatch};
+  }
+  return {"expected_output", true, "every output (" + std::to_string(expect.outputs.size()) + ") equals the roster's values"};
+}
+
+Check check_constant_kinds(const RosterRow& row, const Trace& trace) {
+  std::map<std::string, int> seen;
+  for (const Op& op : trace.ops) {
+    if (op.constant_kind) ++seen[*op.constant_kind];
+  }
+  std::string detail;
+  bool ok = true;
+  for (const auto& [kind, want] : *row.expect.constant_kinds) {
+    ok = ok && seen[kind] == want;
+    detail += (detail.empty() ? "" : ", ") + kind + "=" + std::to_string(seen[kind]) +
+              (seen[kind] == want ? "" : " (expected " + std::to_string(want) + ")");
+  }
+  return {"constant_kinds", ok, "constants " + detail + (ok ? "" : " at " + row.expect.where.str())};
+}
+
+// Passes when the validation state is exactly the row's `expect.validation` (default passed): a row
+// that expects unverified fails both when validation passes and when it fails.
+Check check_replay_validation(BackendProtocol& backend, const RosterRow& row, const Trace& trace, const EagerRun& eager) {
+  const ValidationStatus status = backend.validate(trace, eager.outputs);
+  std::size_t verified = 0, unverified = 0;
+  for (const Decision& decision : status.decisions) {
+    if (decision.phase != ValidationPhase::Perturbation) continue;
+    verified += decision.verdict == DecisionVerdict::Pass ? 1 : 0;
+    unverified += decision.verdict == DecisionVerdict::Unverified ? 1 : 0;
+  }
+  const std::string state = to_string(status.state);
+  const bool expected = state == row.expect.validation;
+  return {"replay_validation", expected,
+          state + ": " + std::to_string(status.replayed) + " ops replayed, " + std::to_string(verified) +
+              " edge(s) verified by perturbation, " + std::to_string(unverified) + " unverified" +
+              (status.message.empty() ? "" : "; " + status.message) +
+              (expected ? "" : " (the row expects " + row.expect.validation + ", " + row.expect.where.str() + ")")};
+}
+
+bool has_float_output(const Trace& trace) {
+  for (std::size_t index : trace.outputs) {
+    if (trace.ops[index].dtype.is_float()) return true;
+  }
+  return false;
+}
+
+Check check_model_afterwards(const RowCapture& capture, const EagerRun& eager) {
+  if (capture.outputs_after.size() != eager.second_outputs.size()) {
+    return {"model_afterwards", false,
+            "called again, the captured forward returned " + std::to_string(capture.outputs_after.size()) +
+                " output(s), the eager twin's second call " + std::to_string(eager.second_outputs.size())};
+  }
+  for (std::size_t i = 0; i < eager.second_outputs.size(); ++i) {
+    const Comparison comparison = compare(eager.second_outputs[i], capture.outputs_after[i]);
+    if (!comparison.equal) {
+      return {"model_afterwards", false,
+              "called again after the capture, output " + std::to_string(i) +
+                  " differs from the eager twin's second call: " + comparison.message};
+    }
+  }
+  return {"model_afterwards", true, "called again after the capture, the forward gives what a second eager call gives"};
+}
+
+Check check_payloads_equal_alone(const Trace& trace) {
+  const std::vector<std::size_t> chained = trace.live->chained_ops(trace);
+  std::vector<std::size_t> sample;
+  for (std::size_t k = 0; k < std::min(chained.size(), kAloneSample); ++k)
+    sample.push_back(chained[chained.size() <= kAloneSample ? k : k * (chained.size() - 1) / (kAloneSample - 1)]);
+  const std::vector<Payload> alone = trace.live->alone_values(trace, sample);
+  for (std::size_t k = 0; k < sample.size(); ++k) {
+    const Op& op = trace.ops[sample[k]];
+    const Comparison comparison = compare(alone[k], *op.out);
+    if (!comparison.equal)
+      return {"payloads_equal_alone", false, op.label + " differs from its value realized on its own: " + comparison.message};
+  }
+  return {"payloads_equal_alone", true,
+          std::to_string(sample.size()) + " of the " + std::to_string(chained.size()) +
+              " ops computed from other ops' payloads equal their values realized on their own (the rest are computed as "
+              "realized alone)"};
+}
+
+namespace {
+
+// An input op's argument position: capture labels inputs "input<position>:<n>".
+std::optional<std::size_t> argument_position(const Op& op) {
+  if (op.kind != OpKind::Input || !op.label.starts_with("input")) return std::nullopt;
+  try {
+    return static_cast<std::size_t>(std::stoul(op.label.substr(5)));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+Check check_derived_grads(Trace& trace, const EagerRun& eager) {
+  GradOptions options;
+  options.intermediate_grads = true;
+  trace.derive_grads(options);
+  std::size_t exact = 0;
+  for (const Op* input : trace.input_ops()) {
+    if (!input->dtype.is_float()) continue;
+    const auto position = argument_position(*input);
+    const auto twin = position ? eager.input_grads.find(*position) : eager.input_grads.end();
+    if (twin == eager.input_grads.end()) {
+      if (!eager.input_grads_error.empty()) continue;  // tinygrad's autograd cannot be asked: finite differences only
+      return {"derived_grads", false, input->label + " has no gradient from tinygrad's autograd to compare with"};
+    }
+    if (!input->grad) return {"derived_grads", false, input->label + " has no derived gradient"};
+    const Comparison comparison = compare(twin->second, *input->grad);
+    if (!comparison.equal)
+      return {"derived_grads", false, input->label + "'s gradient differs from tinygrad's autograd: " + comparison.message};
+    ++exact;
+  }
+  const GradientCheck check = check_grads_against_finite_differences(trace, options, /*intermediates_only=*/exact != 0);
+  const std::string autograd = std::to_string(exact) + " input gradient(s) equal tinygrad's autograd";
+  return {"derived_grads", check.passed, autograd + (check.detail.empty() ? "" : "; finite differences: " + check.detail)};
+}
+
+Check check_tlspec_round_trip(const Trace& trace, const std::string& id) {
+  const auto directory = std::filesystem::temp_directory_path() / ("tl-" + id + "-" + std::to_string(::getpid()) + ".tlspec");
+  trace.save(directory.string());
+  const Trace loaded = Trace::load(directory.string());
+  std::filesystem::remove_all(directory);
+  const auto difference = first_difference(trace, loaded);
+  if (difference) return {"tlspec_round_trip", false, *difference};
+  if (loaded.has_live_payloads()) return {"tlspec_round_trip", false, "a loaded bundle claims live payloads"};
+  return {"tlspec_round_trip", true,
+          std::to_string(loaded.size()) + " ops, payloads and gradients identical after save and load"};
+}
+
+void record_escape(CellResult& result, const std::string& check, std::exception_ptr escaped) {
+  try {
+    std::rethrow_exception(escaped);
+  } catch (const BackendUnsupportedError& error) {
+    result.checks.push_back({check, false, error.what()});
+    result.refusal_code = std::string(error.code_name());
+    result.message = error.what();
+  } catch (const PythonError& error) {
+    result.checks.push_back({check, false, error.what()});
+    result.message = std::string(error.what()) + "\n" + error.traceback();
+  } catch (const std::exception& error) {
+    result.checks.push_back({check, false, error.what()});
+    result.message = error.what();
+  }
+}
+
+void settle(CellResult& result, bool refusal_expected) {
+  const auto failed = std::find_if(result.checks.begin(), result.checks.end(), [](const Check& check) { return !check.passed; });
+  if (failed == result.checks.end()) {
+    result.state = CellState::Passed;
+    return;
+  }
+  result.state = !refusal_expected && !result.refusal_code.empty() ? CellState::Refused : CellState::Failed;
+  if (result.message.empty()) result.message = failed->name + ": " + failed->detail;
+}
+
+}  // namespace tl

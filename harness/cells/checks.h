@@ -1,0 +1,63 @@
+// The checks a cell runs on a capture, each a named verdict with a detail that says what it saw,
+// and the one mapping from an exception escaping a cell to a failed check.
+#pragma once
+
+#include <string>
+
+#include "harness/backend/backend_protocol.h"
+#include "harness/cells/cell_result.h"
+#include "harness/roster/roster.h"
+
+namespace tl {
+
+// No silent holes: parents come first, only inputs and constants stand without parents, every op
+// has a payload, and there is an output.
+Check check_structure(const Trace& trace);
+// The capture evaluated the graph once, and ran the kernels the trace says it ran.
+Check check_one_evaluation(const RowCapture& capture);
+// The output payloads are the eager twin's outputs, bit for bit (NaN equal to NaN).
+Check check_outputs_equal_eager(const Trace& trace, const EagerRun& eager);
+// The captured objects called again after the capture give what the eager twin's second call gives,
+// bit for bit: the capture left every tensor the forward reads as one eager forward leaves it.
+Check check_model_afterwards(const RowCapture& capture, const EagerRun& eager);
+// Every sampled op the capture computed from other ops' payloads (LiveGraph::chained_ops: all up to
+// kAloneSample, an even spread of that many beyond) equals what the framework gives that op realized
+// on its own. (Each sample is a fresh evaluation of the op's whole past, so the sample is small.)
+Check check_payloads_equal_alone(const Trace& trace);
+constexpr std::size_t kAloneSample = 16;
+// The row's `expect.output` / `expect.outputs` values.
+Check check_expected_output(const RosterRow& row, const Trace& trace);
+Check check_constant_kinds(const RosterRow& row, const Trace& trace);
+// Replay validation ends in exactly the row's `expect.validation` state.
+Check check_replay_validation(BackendProtocol& backend, const RosterRow& row, const Trace& trace, const EagerRun& eager);
+bool has_float_output(const Trace& trace);
+// Derives intermediate grads into `trace`: each float input's equals the framework's own autograd on
+// the eager twin bit for bit; intermediates (which autograd on a twin cannot be asked about) agree
+// with central finite differences.
+Check check_derived_grads(Trace& trace, const EagerRun& eager);
+// Saves and loads a .tlspec bundle (in the temporary directory) and compares it with `trace`.
+Check check_tlspec_round_trip(const Trace& trace, const std::string& id);
+
+// Runs `body`; an exception escaping it becomes a failed check named `check` with its message (and a
+// Python traceback in the cell's message). A refusal also records its code, so the cell is refused.
+template <class Body>
+void run_guarded(CellResult& result, const std::string& check, Body&& body);
+
+// Sets the state from the checks: passed when every check passed; refused when a refusal escaped
+// (run_guarded recorded its code) and the row did not expect one; failed otherwise, with the first
+// failing check as the message.
+void settle(CellResult& result, bool refusal_expected = false);
+
+// The exception an escaping `body` threw, as a failed check (run_guarded's implementation).
+void record_escape(CellResult& result, const std::string& check, std::exception_ptr escaped);
+
+template <class Body>
+void run_guarded(CellResult& result, const std::string& check, Body&& body) {
+  try {
+    body();
+  } catch (...) {
+    record_escape(result, check, std::current_exception());
+  }
+}
+
+}  // namespace tl

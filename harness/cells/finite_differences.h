@@ -1,0 +1,26 @@
+// Derived gradients checked against central finite differences of the loss, re-evaluated by the
+// backend from the trace's saved payloads.
+#pragma once
+
+#include <string>
+
+#include "harness/model/trace.h"
+
+namespace tl {
+
+struct GradientCheck {
+  bool passed = false;
+  std::size_t compared = 0;  // elements compared
+  std::size_t skipped = 0;   // samples whose loss was inf or nan
+  std::string detail;        // the worst element, or why nothing could be compared
+};
+
+// Compares op.grad with (L(x+) - L(x-)) / (x+ - x-), x+ and x- being x + h and x - h as stored, at
+// a few elements of every float input and of the last few float ops before the outputs. The step
+// h and the tolerance follow the narrowest float dtype downstream of the op (see the .cpp). The
+// trace must carry derived grads.
+// `intermediates_only`: skip the inputs (their gradients were checked against autograd already).
+GradientCheck check_grads_against_finite_differences(const Trace& trace, const GradOptions& options,
+                                                     bool intermediates_only = false);
+
+}  // namespace tl

@@ -1,0 +1,216 @@
+#include "harness/model/payload.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+namespace tl {
+namespace {
+
+template <typename T>
+T load(const std::uint8_t* at) {
+  T value;
+  std::memcpy(&value, at, sizeof(T));
+  return value;
+}
+
+template <typename T>
+void store(std::uint8_t* at, T value) {
+  std::memcpy(at, &value, sizeof(T));
+}
+
+double half_to_double(std::uint16_t bits) {
+  const int sign = (bits >> 15) != 0 ? -1 : 1;
+  const int exponent = (bits >> 10) & 0x1f;
+  const int mantissa = bits & 0x3ff;
+  if (exponent == 0) return sign * std::ldexp(mantissa, -24);
+  if (exponent == 31)
+    return mantissa != 0 ? std::numeric_limits<double>::quiet_NaN() : sign * std::numeric_limits<double>::infinity();
+  return sign * std::ldexp(mantissa + 1024, exponent - 25);
+}
+
+// `value` rounded once, to nearest with ties to even, into a 16-bit binary float with
+// `mantissa_bits` stored fraction bits and `exponent_bits` exponent bits (float16: 10 and 5,
+// bfloat16: 7 and 8), straight from the double's bits: no double rounding through float32.
+// Gradual underflow to subnormals, overflow to infinity, NaN kept a (quiet) NaN with its sign.
+std::uint16_t round_to_binary16(double value, int mantissa_bits, int exponent_bits) {
+  const auto bits = std::bit_cast<std::uint64_t>(value);
+  const auto sign = static_cast<std::uint16_t>((bits >> 48) & 0x8000);
+  const std::uint16_t infinity = static_cast<std::uint16_t>(((1u << exponent_bits) - 1) << mantissa_bits);
+  if (std::isnan(value)) return static_cast<std::uint16_t>(sign | infinity | (1u << (mantissa_bits - 1)));
+  const int double_exponent = static_cast<int>((bits >> 52) & 0x7ff);
+  // Double subnormals (below 2^-1022) are far under half the smallest subnormal of either format.
+  if (double_exponent == 0) return sign;
+  if (double_exponent == 0x7ff) return static_cast<std::uint16_t>(sign | infinity);
+  const int bias = (1 << (exponent_bits - 1)) - 1;
+  const int exponent = double_exponent - 1023;  // |value| = significand * 2^(exponent - 52)
+  if (exponent > bias + 1) return static_cast<std::uint16_t>(sign | infinity);
+  const std::uint64_t significand = (bits & ((std::uint64_t{1} << 52) - 1)) | (std::uint64_t{1} << 52);
+  // Keep the bits above the target's spacing at this magnitude (fixed below the smallest normal).
+  const int kept_exponent = std::max(exponent, 1 - bias);
+  const int shift = 52 - mantissa_bits + (kept_exponent - exponent);
+  if (shift > 53) return sign;  // under a quarter of the smallest subnormal
+  std::uint64_t rounded = significand >> shift;
+  const std::uint64_t remainder = significand & ((std::uint64_t{1} << shift) - 1);
+  const std::uint64_t half = std::uint64_t{1} << (shift - 1);
+  if (remainder > half || (remainder == half && (rounded & 1) != 0)) ++rounded;
+  // A normal's significand carries its hidden bit into the exponent field; a subnormal's is the
+  // field (and a carry out of it is the smallest normal): one addition encodes both.
+  const std::uint64_t encoded = (static_cast<std::uint64_t>(kept_exponent + bias - 1) << mantissa_bits) + rounded;
+  if (encoded >= infinity) return static_cast<std::uint16_t>(sign | infinity);
+  return static_cast<std::uint16_t>(sign | encoded);
+}
+
+std::uint16_t double_to_half(double value) { return round_to_binary16(value, 10, 5); }
+
+std::uint16_t double_to_bfloat16(double value) { return round_to_binary16(value, 7, 8); }
+
+int mantissa_bits(const DType& dtype) {
+  if (dtype.name == "float16") return 10;
+  if (dtype.name == "bfloat16") return 7;
+  if (dtype.name == "float32") return 23;
+  return 52;
+}
+
+// The spacing of `dtype` values around magnitude `value`.
+double ulp(const DType& dtype, double value) {
+  int exponent = 0;
+  std::frexp(value == 0.0 ? std::numeric_limits<double>::min() : value, &exponent);
+  return std::ldexp(1.0, exponent - 1 - mantissa_bits(dtype));
+}
+
+}  // namespace
+
+std::int64_t Payload::numel() const {
+  // Checked: a shape read from a file can multiply past 2^63 (and wrap to a small count).
+  std::int64_t count = 1;
+  bool empty = false;
+  bool overflow = false;
+  for (std::int64_t dim : shape) {
+    if (dim < 0) throw std::length_error("payload shape " + shape_string(shape) + " has a negative size");
+    empty = empty || dim == 0;
+    overflow = overflow || __builtin_mul_overflow(count, dim, &count);
+  }
+  if (empty) return 0;
+  if (overflow) throw std::length_error("payload shape " + shape_string(shape) + " has more than 2^63 elements");
+  return count;
+}
+
+double Payload::element(std::int64_t i) const {
+  const std::uint8_t* at = bytes.data() + i * static_cast<std::int64_t>(dtype.itemsize);
+  const std::string& n = dtype.name;
+  if (n == "bool") return at[0] != 0 ? 1.0 : 0.0;
+  if (n == "int8") return load<std::int8_t>(at);
+  if (n == "int16") return load<std::int16_t>(at);
+  if (n == "int32") return load<std::int32_t>(at);
+  if (n == "int64") return static_cast<double>(load<std::int64_t>(at));
+  if (n == "uint8") return load<std::uint8_t>(at);
+  if (n == "uint16") return load<std::uint16_t>(at);
+  if (n == "uint32") return load<std::uint32_t>(at);
+  if (n == "uint64") return static_cast<double>(load<std::uint64_t>(at));
+  if (n == "float16") return half_to_double(load<std::uint16_t>(at));
+  if (n == "bfloat16") return std::bit_cast<float>(std::uint32_t{load<std::uint16_t>(at)} << 16);
+  if (n == "float32") return load<float>(at);
+  if (n == "float64") return load<double>(at);
+  throw std::logic_error("payload of unknown dtype " + n);
+}
+
+std::vector<double> Payload::to_doubles() const {
+  std::vector<double> values(static_cast<std::size_t>(numel()));
+  for (std::int64_t i = 0; i < numel(); ++i) values[static_cast<std::size_t>(i)] = element(i);
+  return values;
+}
+
+Payload Payload::from_doubles(const DType& dtype, std::vector<std::int64_t> shape, const std::vector<double>& values) {
+  Payload payload{dtype, std::move(shape), {}};
+  if (static_cast<std::int64_t>(values.size()) != payload.numel()) {
+    throw std::invalid_argument("from_doubles: " + std::to_string(values.size()) + " values for shape " +
+                                shape_string(payload.shape));
+  }
+  payload.bytes.resize(values.size() * dtype.itemsize);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    std::uint8_t* at = payload.bytes.data() + i * dtype.itemsize;
+    const double v = values[i];
+    const std::string& n = dtype.name;
+    if (n == "bool")
+      store<std::uint8_t>(at, v != 0.0);
+    else if (n == "int8")
+      store(at, static_cast<std::int8_t>(v));
+    else if (n == "int16")
+      store(at, static_cast<std::int16_t>(v));
+    else if (n == "int32")
+      store(at, static_cast<std::int32_t>(v));
+    else if (n == "int64")
+      store(at, static_cast<std::int64_t>(v));
+    else if (n == "uint8")
+      store(at, static_cast<std::uint8_t>(v));
+    else if (n == "uint16")
+      store(at, static_cast<std::uint16_t>(v));
+    else if (n == "uint32")
+      store(at, static_cast<std::uint32_t>(v));
+    else if (n == "uint64")
+      store(at, static_cast<std::uint64_t>(v));
+    else if (n == "float16")
+      store(at, double_to_half(v));
+    else if (n == "bfloat16")
+      store(at, double_to_bfloat16(v));
+    else if (n == "float32")
+      store(at, static_cast<float>(v));
+    else
+      store(at, v);
+  }
+  return payload;
+}
+
+Comparison compare(const Payload& expected, const Payload& actual, const Tolerance& tolerance) {
+  Comparison result;
+  auto fail = [&](std::string why) {
+    result.equal = false;
+    result.message = std::move(why);
+    return result;
+  };
+  if (expected.dtype != actual.dtype) return fail("dtype " + actual.dtype.name + " != expected " + expected.dtype.name);
+  if (expected.shape != actual.shape) {
+    return fail("shape " + shape_string(actual.shape) + " != expected " + shape_string(expected.shape));
+  }
+  if (expected.bytes.size() != actual.bytes.size()) {
+    return fail(std::to_string(actual.bytes.size()) + " bytes != expected " + std::to_string(expected.bytes.size()));
+  }
+  const bool is_float = expected.dtype.is_float();
+  for (std::int64_t i = 0; i < expected.numel(); ++i) {
+    const double want = expected.element(i);
+    const double got = actual.element(i);
+    if (std::isnan(want) && std::isnan(got)) continue;
+    const double diff = std::fabs(want - got);
+    if (!std::isnan(diff)) result.max_abs_diff = std::max(result.max_abs_diff, diff);
+    bool close = want == got && std::signbit(want) == std::signbit(got);
+    if (!close && is_float && std::isfinite(diff)) {
+      const double magnitude = std::max(std::fabs(want), std::fabs(got));
+      close = diff <= tolerance.abs || diff <= tolerance.rel * magnitude ||
+              diff <= static_cast<double>(tolerance.max_ulps) * ulp(expected.dtype, magnitude);
+    }
+    if (!close && result.first_mismatch < 0) {
+      result.first_mismatch = i;
+      std::ostringstream why;
+      why.precision(expected.dtype.itemsize > 4 ? 17 : 9);
+      why << "element " << i << " is " << got << ", expected " << want;
+      result.equal = false;
+      result.message = why.str();
+    }
+  }
+  return result;
+}
+
+std::string shape_string(const std::vector<std::int64_t>& shape) {
+  std::string text = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    text += (i != 0 ? ", " : "") + std::to_string(shape[i]);
+  }
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
+
+}  // namespace tl

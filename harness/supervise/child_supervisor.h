@@ -1,0 +1,70 @@
+// Runs child processes a few at a time, each under a time limit and a memory limit that cover
+// everything it starts. The calling process becomes a child subreaper while it supervises, so what a
+// child forks (even after setsid) stays in reach and is killed when the child ends: a child is done
+// when its own process exits, not when the last holder of its pipes lets go.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tl {
+
+// The descriptors of a child with a result channel (see ChildCommand): it writes its result to the
+// first, and reads the key that signs it from the second (cell_process.h).
+constexpr int kResultFd = 3;
+constexpr int kResultKeyFd = 4;
+
+// A child's time limit unless its command says otherwise: a cell's (run, scorecard and the CTest
+// cells, until --timeout says otherwise; the scorecard records the one a run used) and a picture's.
+constexpr std::chrono::seconds kDefaultCellTimeout{600};
+
+struct ChildCommand {
+  std::vector<std::string> argv;  // argv[0] is an executable path
+  std::chrono::seconds time_limit = kDefaultCellTimeout;
+  // Resident memory the child and everything it started may hold together; 0 means no limit.
+  std::uint64_t memory_limit = 0;
+  // The child gets a pipe at kResultFd for its result, apart from its stdout and stderr, and a pipe
+  // at kResultKeyFd holding `result_key` (then end of file), which it reads before it runs anything.
+  bool result_channel = false;
+  std::string result_key;
+  // stdout and stderr are each kept to their first and last bytes within this budget.
+  std::size_t output_budget = 1 << 20;
+};
+
+struct ChildOutcome {
+  int exit_code = -1;  // when the child exited
+  int signal = 0;      // when a signal ended it
+  bool timed_out = false;
+  bool memory_exceeded = false;
+  std::uint64_t peak_resident = 0;  // bytes, the child's whole tree, as sampled
+  std::string stdout_text;          // head and tail within the budget, a marker where bytes were dropped
+  std::string stderr_text;
+  std::string result_text;  // what arrived on the result channel (bounded too)
+  std::string result_key;   // the key the child was given (ChildCommand::result_key)
+  double seconds = 0.0;
+  int leftovers_killed = 0;  // processes it started that were still running when it ended
+};
+
+struct SupervisorEvents {
+  std::function<void(std::size_t index)> started;
+  std::function<void(std::size_t index, const ChildOutcome& outcome)> finished;
+  // Every `heartbeat` while children run: their indices and seconds since each started.
+  std::function<void(const std::vector<std::pair<std::size_t, double>>& running)> still_running;
+  std::chrono::seconds heartbeat{30};
+};
+
+// Runs every command, `jobs` at a time; outcomes come back in the commands' order. While it runs, the
+// calling process reaps (and, once their child has ended, kills) every orphan reparented to it.
+std::vector<ChildOutcome> run_children(const std::vector<ChildCommand>& commands, int jobs, const SupervisorEvents& events = {});
+
+// One child with a time limit and no memory limit.
+ChildOutcome run_child(const std::vector<std::string>& argv, std::chrono::seconds limit);
+
+// "512 MiB", "9.0 GiB": bytes for people.
+std::string human_bytes(std::uint64_t bytes);
+
+}  // namespace tl

@@ -1,0 +1,97 @@
+"""The tinygrad backend's own Python (backends/tinygrad/python/), unit-tested as Python against the
+pinned tinygrad on DEV=PYTHON: the same files the build embeds into the C++ core, imported here from
+the source tree. The cells and the C++ tests exercise them whole; these pin the rules each one states."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "backends" / "tinygrad" / "python"))
+
+import tl_buffer_write  # noqa: E402
+import tl_evaluation  # noqa: E402
+import tl_gradients  # noqa: E402
+
+
+def values(u):
+    from tinygrad import Tensor
+
+    return Tensor(u).numpy()
+
+
+def test_a_write_into_a_view_of_a_buffer_is_recognised_and_read_as_its_values():
+    from tinygrad import Tensor
+
+    buffer = Tensor([1.0, 2.0, 3.0, 4.0]).contiguous().realize()
+    value = Tensor([10.0, 20.0])
+    written = buffer.uop.after(buffer[1:3].uop.store(value.uop))
+    assert tl_buffer_write.is_buffer_write(written)
+    assert not tl_buffer_write.is_buffer_write((Tensor([1.0]) + 1).uop)
+    # the functional form computes what the write leaves, and writes nothing
+    assert values(tl_buffer_write.functional_write(written)).tolist() == [1.0, 10.0, 20.0, 4.0]
+    assert buffer.numpy().tolist() == [1.0, 2.0, 3.0, 4.0]
+    sources = tl_buffer_write.op_sources(written)
+    assert sources[0] is buffer.uop and sources[1] is value.uop
+
+
+def test_an_integer_literal_is_stored_as_its_dtype_stores_it():
+    from tinygrad.dtype import dtypes
+    from tinygrad.uop.ops import UOp
+
+    assert tl_evaluation.in_range(UOp.const(dtypes.uint8, -1)).arg == 255
+    assert tl_evaluation.in_range(UOp.const(dtypes.int32, -1)).arg == -1
+    assert tl_evaluation.in_range(UOp.const(dtypes.float32, -1.5)).arg == -1.5
+
+
+def test_views_are_looked_through_and_a_broadcast_is_told_from_a_squeeze():
+    from tinygrad import Tensor
+
+    from tinygrad.uop.ops import Ops
+
+    x = Tensor([[1.0, 2.0, 3.0]])
+    squeezed = x.reshape(3).uop
+    broadcast = x.expand(4, 3).uop
+    assert tl_evaluation.view_base(squeezed).op is Ops.BUFFER
+    assert tl_evaluation.view_base(squeezed) is tl_evaluation.view_base(broadcast)
+    assert tl_evaluation.squeezes_only(squeezed)
+    assert not tl_evaluation.expanding(squeezed)
+    assert tl_evaluation.expanding(broadcast)
+
+
+def test_a_buffer_is_freed_by_its_reader_only_at_its_last_appearance_and_never_when_foreign():
+    mine, theirs = object(), object()
+    owned = tl_evaluation.with_ownership([mine, theirs, mine, None], [True, False, True, False])
+    assert [free for _, free in owned] == [False, False, True, False]
+
+
+def test_a_private_request_gets_a_schedule_of_its_own_and_chained_ones_share_one():
+    from tinygrad import Tensor
+
+    x = Tensor(np.arange(6, dtype=np.float32)).realize()
+    with tl_evaluation.evaluation_context():
+        requests = tl_evaluation.Requests()
+        a, b, total = (x.uop * 2).contiguous(), (x.uop + 1).contiguous(), x.uop.sum().contiguous()
+        requests.add(a, private=False)
+        requests.add(b, private=False)
+        requests.add(total, private=True)
+        schedules = requests.finish()
+        assert len(schedules) == 2
+        tl_evaluation.run(schedules)
+        assert np.frombuffer(requests.buffer(a).as_memoryview(), np.float32).tolist() == [0, 2, 4, 6, 8, 10]
+        assert np.frombuffer(requests.buffer(total).as_memoryview(), np.float32).tolist() == [15.0]
+        assert requests.created(a)
+
+
+def test_the_default_loss_sums_the_float_outputs_only_and_widens_on_request():
+    from tinygrad import Tensor, dtypes
+
+    outputs = [Tensor([1.5, 2.5]), Tensor([1, 2], dtype=dtypes.int32), Tensor([[0.25]])]
+    assert tl_gradients.default_loss(outputs).numpy() == pytest.approx(4.25, abs=0)
+    assert tl_gradients.default_loss(outputs, wide=True).dtype == dtypes.float64
+    with pytest.raises(RuntimeError, match="no float output"):
+        tl_gradients.default_loss([Tensor([1, 2], dtype=dtypes.int32)])
+    assert tl_gradients.loss_of(outputs, "outputs[0].max()").numpy() == 2.5
