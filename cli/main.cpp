@@ -78,11 +78,10 @@ struct Command {
   bool positional_repeats = false;  // every bare argument is kept (report's SCORECARD...)
 };
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// What each command accepts: its options with a value, its switches, and a bare argument's name.
+const std::map<std::string, Command>& commands() {
   using namespace tl::cli;
-  const std::map<std::string, Command> commands{
+  static const std::map<std::string, Command> table{
       {"list", {list_command, {"roster", "record", "shard"}, {"ctest"}, ""}},
       {"trace",
        {trace_command, {"roster", "row", "save", "graph", "format"}, {"json", "markdown", "no-payloads", "validate"}, ""}},
@@ -108,22 +107,35 @@ int main(int argc, char** argv) {
       {"capabilities", {capabilities_command, {"scorecard", "format"}, {"json", "markdown"}, ""}},
       {"report", {report_command, {"out", "row", "roster"}, {"graphs"}, "scorecard", true}},
   };
+  return table;
+}
+
+// The command argv names, run with its arguments parsed.
+int run_command_line(int argc, char** argv) {
+  using namespace tl::cli;
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "help") {
+    std::string usage = kUsage;  // the one default time limit, as the supervisor holds it
+    usage.replace(usage.find("@TIMEOUT@"), 9, std::to_string(tl::kDefaultCellTimeout.count()));
+    std::cout << usage;
+    return argc < 2 ? kExitUsage : kExitPassed;
+  }
+  const auto found = commands().find(argv[1]);
+  if (found == commands().end()) throw UsageError(std::string("unknown command '") + argv[1] + "'");
+  std::set<std::string> valued = found->second.valued;
+  valued.insert("backend");  // every command works on one backend (backend_of)
+  const Args args =
+      parse_args(argc, argv, valued, found->second.switches, found->second.positional, found->second.positional_repeats);
+  return found->second.run(args);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace tl::cli;
   // Every error line below may quote a user's file, a bundle or a forward: shown escaped for the
   // terminal (text_escape.h), never acted on.
   try {
-    if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "help") {
-      std::string usage = kUsage;  // the one default time limit, as the supervisor holds it
-      usage.replace(usage.find("@TIMEOUT@"), 9, std::to_string(tl::kDefaultCellTimeout.count()));
-      std::cout << usage;
-      return argc < 2 ? kExitUsage : kExitPassed;
-    }
-    const auto found = commands.find(argv[1]);
-    if (found == commands.end()) throw UsageError(std::string("unknown command '") + argv[1] + "'");
-    std::set<std::string> valued = found->second.valued;
-    valued.insert("backend");  // every command works on one backend (backend_of)
-    const Args args =
-        parse_args(argc, argv, valued, found->second.switches, found->second.positional, found->second.positional_repeats);
-    return found->second.run(args);
+    return run_command_line(argc, argv);
   } catch (const UsageError& error) {
     std::cerr << "tlconform: " << tl::terminal_text(error.what()) << "\n(tlconform help lists the commands and their options)\n";
     return kExitUsage;

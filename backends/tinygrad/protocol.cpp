@@ -28,90 +28,8 @@ namespace {
 
 namespace py = pybind11;
 
-// Probes the conformance cells use, kept outside the backend's own bookkeeping: a counter wrapped
-// around both doors to tinygrad's executor, and tinygrad's RNG state as text.
-constexpr const char* kProbes = R"PY(
-import tinygrad.engine.realize as _realize, tinygrad.tensor as _tensor
-from tinygrad import Tensor
-
-class _TlEvaluationProbe:
-    def __init__(self):
-        self.count = 0
-        self.originals = (_realize.run_linear, _tensor.run_linear)
-    def __enter__(self):
-        def counting(original):
-            def run_linear(*args, **kwargs):
-                self.count += 1
-                return original(*args, **kwargs)
-            return run_linear
-        _realize.run_linear = counting(self.originals[0])
-        _tensor.run_linear = counting(self.originals[1])
-        return self
-    def __exit__(self, *exc):
-        _realize.run_linear, _tensor.run_linear = self.originals
-
-import gc as _gc
-import tinygrad.engine.jit as _jit
-from tinygrad.helpers import GlobalCounters as _counters
-
-def _tl_snapshot(inputs):
-    # Identity, not values, for lazy state: reading a lazy counter would realize it.
-    def input_state(t):
-        if not isinstance(t, Tensor):
-            return ("python", repr(t))
-        base = t.uop.base
-        data = bytes(base.buffer.as_memoryview()) if base.op.name == "BUFFER" and base.is_realized else None
-        return (t.uop, data)
-    return {
-        "kernels": _counters.kernel_count,
-        "inputs": [input_state(t) for t in inputs],
-        "seed": Tensor._seed,
-        "rng": {(kind, device): tensor.uop for kind, table in (("seeds", Tensor._device_seeds), ("counter", Tensor._device_rng_counters))
-                for device, tensor in table.items()},
-        "attributes": {**{("Tensor", name): value for name, value in Tensor.__dict__.items()},
-                       ("TinyJit", "__call__"): _jit.TinyJit.__dict__["__call__"],
-                       ("tinygrad.tensor", "run_linear"): _tensor.run_linear,
-                       ("tinygrad.engine.realize", "run_linear"): _realize.run_linear},
-        "gc": _gc.isenabled(),
-    }
-
-_TL_PROBES = ["no_kernel_ran", "inputs_unchanged", "rng_unchanged", "attributes_restored", "gc_enabled"]
-
-def _tl_changes(before, after):
-    changed = {}
-    if after["kernels"] != before["kernels"]:
-        changed["no_kernel_ran"] = f"{after['kernels'] - before['kernels']} kernel(s) ran"
-    for i, (old, new) in enumerate(zip(before["inputs"], after["inputs"])):
-        if old[0] is not new[0] and old[0] != new[0]:
-            changed["inputs_unchanged"] = f"input {i}'s graph identity changed"
-        elif old[1] != new[1]:
-            changed["inputs_unchanged"] = f"input {i}'s bytes changed"
-    if before["seed"] != after["seed"] or before["rng"].keys() != after["rng"].keys() or \
-            any(before["rng"][key] is not after["rng"][key] for key in before["rng"]):
-        changed["rng_unchanged"] = "tinygrad's seed, device seeds or RNG counters changed"
-    moved = sorted(f"{owner}.{name}" for owner, name in before["attributes"].keys() | after["attributes"].keys()
-                   if before["attributes"].get((owner, name)) is not after["attributes"].get((owner, name)))
-    if moved:
-        changed["attributes_restored"] = "changed: " + ", ".join(moved)
-    if not after["gc"] or after["gc"] != before["gc"]:
-        changed["gc_enabled"] = "Python's garbage collector is disabled"
-    return changed
-
-def _tl_rng_state():
-    # Read after the outputs: realizing the counters first changes still-lazy random values.
-    parts = [f"seed={Tensor._seed}"]
-    for device in sorted(Tensor._device_seeds):
-        parts.append(f"{device}.seeds={Tensor._device_seeds[device].tolist()}")
-    for device in sorted(Tensor._device_rng_counters):
-        parts.append(f"{device}.counter={Tensor._device_rng_counters[device].tolist()}")
-    return ";".join(parts)
-)PY";
-
-py::dict probes() {
-  py::dict scope;
-  py::exec(kProbes, scope);
-  return scope;
-}
+// The probes the cells use (python/tl_probes.py).
+py::dict probes() { return backend_module("tl_probes").attr("__dict__"); }
 
 Payload payload_of(const py::object& tensor) {
   Payload payload{payload_dtype(tensor.attr("dtype")), {}, {}};
@@ -200,7 +118,7 @@ class TinygradProtocol : public BackendProtocol {
     long long kernels_before = 0;
     with_python_errors([&] {
       scope = probes();
-      probe = scope["_TlEvaluationProbe"]();
+      probe = scope["EvaluationProbe"]();
       kernels_before = TinygradApi().kernel_count();
       probe.attr("__enter__")();
     });
@@ -214,7 +132,7 @@ class TinygradProtocol : public BackendProtocol {
       probe.attr("__exit__")(py::none(), py::none(), py::none());
       result.observed_evaluations = probe.attr("count").cast<int>();
       result.observed_kernels = TinygradApi().kernel_count() - kernels_before;
-      result.rng_state = scope["_tl_rng_state"]().cast<std::string>();
+      result.rng_state = scope["rng_state"]().cast<std::string>();
       // The captured objects called once more, as a user would call the model again.
       const EvaluationContext evaluation;
       result.outputs_after = realized_outputs(fixture.forward(*fixture.inputs));
@@ -231,7 +149,7 @@ class TinygradProtocol : public BackendProtocol {
       const EvaluationContext evaluation;
       // All outputs in one realize, as one eager forward would; then read them, then the RNG.
       result.outputs = realized_outputs(fixture.forward(*fixture.inputs));
-      result.rng_state = probes()["_tl_rng_state"]().cast<std::string>();
+      result.rng_state = probes()["rng_state"]().cast<std::string>();
       result.second_outputs = realized_outputs(fixture.forward(*fixture.inputs));
     });
     autograd_of_a_twin(row, result);
@@ -289,7 +207,7 @@ class TinygradProtocol : public BackendProtocol {
     py::object before;
     with_python_errors([&] {
       scope = probes();
-      before = scope["_tl_snapshot"](fixture.inputs);
+      before = scope["snapshot"](fixture.inputs);
     });
     try {
       if (row.request == "validate_loaded") {
@@ -314,8 +232,8 @@ class TinygradProtocol : public BackendProtocol {
       attempt.message = std::string("raised ") + error.what() + " instead of a refusal\n" + error.traceback();
     }
     with_python_errors([&] {
-      const py::dict changed = scope["_tl_changes"](before, scope["_tl_snapshot"](fixture.inputs));
-      for (py::handle probe : scope["_TL_PROBES"]) attempt.probes.push_back(probe.cast<std::string>());
+      const py::dict changed = scope["changes"](before, scope["snapshot"](fixture.inputs));
+      for (py::handle probe : scope["PROBES"]) attempt.probes.push_back(probe.cast<std::string>());
       for (auto [probe, what] : changed) attempt.changed.emplace_back(probe.cast<std::string>(), what.cast<std::string>());
     });
     return attempt;

@@ -1,5 +1,7 @@
 #include "backends/tinygrad/runtime.h"
 
+#include "backends/tinygrad/python_modules.h"
+
 #include <pybind11/embed.h>
 
 #include <cstdlib>
@@ -18,40 +20,6 @@ bool& device_set_by_user() {
   return set;
 }
 
-// Attached, tinygrad may be imported already: then its device was chosen by the host, not by us.
-constexpr const char* kAttachedDevice = R"PY(
-import os, sys
-def _tl_prepare():
-    chosen = "DEV" in os.environ or "tinygrad" in sys.modules
-    if not chosen:
-        os.environ["DEV"] = "PYTHON"
-    return chosen
-)PY";
-
-constexpr const char* kImportProbe = R"PY(
-import importlib.metadata, os, sys
-def _tl_probe(embedded):
-    info = {"version": "", "path": "", "device": "", "problem": ""}
-    try:
-        info["version"] = importlib.metadata.version("tinygrad")
-    except importlib.metadata.PackageNotFoundError:
-        info["problem"] = "tinygrad is not installed in the venv"
-        return info
-    try:
-        import tinygrad
-        from tinygrad import Device
-        info["path"] = os.path.dirname(os.path.realpath(tinygrad.__file__))
-        info["device"] = Device.DEFAULT
-    except Exception as error:
-        info["problem"] = f"import tinygrad failed: {type(error).__name__}: {error}"
-        return info
-    # Embedded, the venv is the one the build chose; attached, the host's sys.path decides.
-    prefix = os.path.realpath(sys.prefix)
-    if embedded and os.path.commonpath([prefix, info["path"]]) != prefix:
-        info["problem"] = f"tinygrad was imported from {info['path']}, outside the venv {prefix}"
-    return info
-)PY";
-
 }  // namespace
 
 void prepare_interpreter() {
@@ -62,9 +30,8 @@ void prepare_interpreter() {
 
 void prepare_attached() {
   with_python_errors([] {
-    py::dict scope;
-    py::exec(kAttachedDevice, scope);
-    device_set_by_user() = scope["_tl_prepare"]().cast<bool>();
+    // Attached, tinygrad may be imported already: then its device was chosen by the host, not by us.
+    device_set_by_user() = backend_module("tl_runtime").attr("prepare_device")().cast<bool>();
   });
 }
 
@@ -74,9 +41,7 @@ const TinygradRuntime& tinygrad_runtime() {
   if (probed) return info;
   const bool embedded = !python_runtime().attached;
   with_python_errors([&] {
-    py::dict scope;
-    py::exec(kImportProbe, scope);
-    const py::dict found = scope["_tl_probe"](embedded);
+    const py::dict found = backend_module("tl_runtime").attr("probe")(embedded);
     info.version = found["version"].cast<std::string>();
     info.path = found["path"].cast<std::string>();
     info.device = found["device"].cast<std::string>();

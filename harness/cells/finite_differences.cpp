@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -103,68 +104,75 @@ std::vector<std::size_t> cheapest_intermediates(const Trace& trace, const std::v
   return chosen;
 }
 
-// Longer than most: one pass per checked element (perturb, re-evaluate the loss both ways, compare
-// at the dtype's precision) that keeps the worst element for the detail; split, its state would be
-// passed through every piece.
-GradientCheck check_grads_against_finite_differences(const Trace& trace, const GradOptions& options, bool intermediates_only) {
-  GradientCheck check;
-  std::vector<std::size_t> ops;
-  for (const Op& op : trace.ops) {
-    if (!intermediates_only && op.kind == OpKind::Input && op.dtype.is_float()) ops.push_back(op.index);
-  }
+namespace {
+
+std::vector<std::vector<std::size_t>> children_of(const Trace& trace) {
   std::vector<std::vector<std::size_t>> children(trace.ops.size());
   for (const Op& op : trace.ops) {
     for (const ParentRef& parent : op.parents) {
       if (parent.op < children.size()) children[parent.op].push_back(op.index);
     }
   }
+  return children;
+}
+
+// The float inputs (unless only intermediates are asked for) and the cheapest intermediates; a
+// forward with neither (it returns a closure tensor) gets its closures, and only then, since a bias
+// perturbed as a whole moves every element it reaches across a kink.
+std::vector<std::size_t> checked_ops(const Trace& trace, const std::vector<std::vector<std::size_t>>& children,
+                                     bool intermediates_only) {
+  std::vector<std::size_t> ops;
+  for (const Op& op : trace.ops) {
+    if (!intermediates_only && op.kind == OpKind::Input && op.dtype.is_float()) ops.push_back(op.index);
+  }
   for (std::size_t index : cheapest_intermediates(trace, children)) ops.push_back(index);
   if (ops.empty() && !intermediates_only) {
-    // No float input or compute op (a forward that returns a closure tensor): its closures, then.
-    // Only then, since a bias perturbed as a whole moves every element it reaches across a kink.
     for (const Op& op : trace.ops) {
       if (op.kind == OpKind::Constant && op.constant_kind == "closure" && op.dtype.is_float()) ops.push_back(op.index);
     }
   }
-  // The scale of the loss's own rounding: the default loss sums every float output.
-  double output_magnitude = 0.0;
+  return ops;
+}
+
+// The scale of the loss's own rounding: the default loss sums every float output.
+double output_magnitude(const Trace& trace) {
+  double magnitude = 0.0;
   for (const Op* output : trace.output_ops()) {
     if (!output->dtype.is_float()) continue;
-    for (double v : output->out->to_doubles()) output_magnitude += std::isfinite(v) ? std::fabs(v) : 0.0;
+    for (double v : output->out->to_doubles()) magnitude += std::isfinite(v) ? std::fabs(v) : 0.0;
   }
-  std::vector<Sample> samples;
-  std::vector<std::map<std::size_t, Payload>> replacements;
-  for (std::size_t index : ops) {
-    const Op& op = trace.ops[index];
-    if (!op.grad) {
-      check.detail = "op " + op.label + " has no derived gradient";
-      return check;
+  return magnitude;
+}
+
+// Up to kElementsPerOp samples of `index`, spread over its elements, each with the two payloads
+// (x + h, then x - h in that element) the loss is re-evaluated with.
+void add_samples(const Trace& trace, const std::vector<std::vector<std::size_t>>& children, std::size_t index,
+                 std::vector<Sample>& samples, std::vector<std::map<std::size_t, Payload>>& replacements) {
+  const Op& op = trace.ops[index];
+  const DType narrowest = narrowest_downstream(trace, children, index);
+  const double eps = std::ldexp(1.0, -fraction_bits(narrowest));
+  const std::int64_t numel = op.out->numel();
+  for (std::int64_t k = 0; k < std::min(numel, kElementsPerOp); ++k) {
+    const std::int64_t element = (k * 7919) % numel;
+    const double x = op.out->element(element);
+    const double ulp = x == 0.0 || !std::isfinite(x) ? 0.0 : std::ldexp(eps, std::ilogb(x));
+    const double step = std::max({kMinStep, std::cbrt(eps), ulp});
+    Sample sample{index, element, stored(op.dtype, stored(narrowest, x - step)), stored(op.dtype, stored(narrowest, x + step)),
+                  eps};
+    if (!std::isfinite(sample.below) || !std::isfinite(sample.above) || !(sample.above > sample.below)) continue;
+    for (double value : {sample.above, sample.below}) {
+      std::vector<double> values = op.out->to_doubles();
+      values[static_cast<std::size_t>(element)] = value;
+      replacements.push_back({{index, Payload::from_doubles(op.dtype, op.shape, values)}});
     }
-    const DType narrowest = narrowest_downstream(trace, children, index);
-    const double eps = std::ldexp(1.0, -fraction_bits(narrowest));
-    const std::int64_t numel = op.out->numel();
-    for (std::int64_t k = 0; k < std::min(numel, kElementsPerOp); ++k) {
-      const std::int64_t element = (k * 7919) % numel;  // spread the samples over the tensor
-      const double x = op.out->element(element);
-      const double ulp = x == 0.0 || !std::isfinite(x) ? 0.0 : std::ldexp(eps, std::ilogb(x));
-      const double step = std::max({kMinStep, std::cbrt(eps), ulp});
-      Sample sample{index, element, stored(op.dtype, stored(narrowest, x - step)), stored(op.dtype, stored(narrowest, x + step)),
-                    eps};
-      if (!std::isfinite(sample.below) || !std::isfinite(sample.above) || !(sample.above > sample.below)) continue;
-      for (double value : {sample.above, sample.below}) {
-        std::vector<double> values = op.out->to_doubles();
-        values[static_cast<std::size_t>(element)] = value;
-        replacements.push_back({{index, Payload::from_doubles(op.dtype, op.shape, values)}});
-      }
-      samples.push_back(sample);
-    }
+    samples.push_back(sample);
   }
-  if (samples.empty()) {
-    check.passed = intermediates_only;  // nothing more to compare once autograd checked the inputs
-    check.detail = "no float op to compare";
-    return check;
-  }
-  const std::vector<double> losses = trace.live->losses(trace, options, replacements);
+}
+
+// Each sample's derived gradient against its central difference, at the dtype's precision; the
+// first disagreement fails the check, naming the element, else the detail names the worst agreement.
+void compare_samples(const Trace& trace, const std::vector<Sample>& samples, const std::vector<double>& losses, double magnitude,
+                     GradientCheck& check) {
   double worst = -1.0;
   std::string worst_text;
   check.passed = true;
@@ -182,14 +190,14 @@ GradientCheck check_grads_against_finite_differences(const Trace& trace, const G
     const double error = std::fabs(numeric - derived);
     const double relative = std::max(kMinRelative, kRelativePerEps * std::cbrt(sample.eps * sample.eps));
     const double allowed =
-        relative * std::max(std::fabs(numeric), std::fabs(derived)) + kAbsolute + sample.eps * output_magnitude / spread;
+        relative * std::max(std::fabs(numeric), std::fabs(derived)) + kAbsolute + sample.eps * magnitude / spread;
     std::ostringstream text;
     text << op.label << "[" << sample.element << "]: derived " << derived << ", finite difference " << numeric;
     if (!(error <= allowed)) {  // a NaN on either side fails too
       text << " (allowed " << allowed << ")";
       check.passed = false;
       check.detail = text.str();
-      return check;
+      return;
     }
     if (error > worst) {
       worst = error;
@@ -197,13 +205,34 @@ GradientCheck check_grads_against_finite_differences(const Trace& trace, const G
     }
     ++check.compared;
   }
-  if (check.compared == 0) {
-    check.passed = intermediates_only;  // the inputs were checked against autograd already
-    check.detail = "no finite loss to compare (" + std::to_string(check.skipped) + " sample(s) with an inf or nan loss)";
-    return check;
-  }
   check.detail = std::to_string(check.compared) + " elements agree; worst " + worst_text +
                  (check.skipped != 0 ? "; " + std::to_string(check.skipped) + " sample(s) with an inf or nan loss skipped" : "");
+}
+
+}  // namespace
+
+GradientCheck check_grads_against_finite_differences(const Trace& trace, const GradOptions& options, bool intermediates_only) {
+  GradientCheck check;
+  const std::vector<std::vector<std::size_t>> children = children_of(trace);
+  std::vector<Sample> samples;
+  std::vector<std::map<std::size_t, Payload>> replacements;
+  for (std::size_t index : checked_ops(trace, children, intermediates_only)) {
+    if (!trace.ops[index].grad) {
+      check.detail = "op " + trace.ops[index].label + " has no derived gradient";
+      return check;
+    }
+    add_samples(trace, children, index, samples, replacements);
+  }
+  if (samples.empty()) {
+    check.passed = intermediates_only;  // nothing more to compare once autograd checked the inputs
+    check.detail = "no float op to compare";
+    return check;
+  }
+  compare_samples(trace, samples, trace.live->losses(trace, options, replacements), output_magnitude(trace), check);
+  if (check.passed && check.compared == 0) {
+    check.passed = intermediates_only;  // the inputs were checked against autograd already
+    check.detail = "no finite loss to compare (" + std::to_string(check.skipped) + " sample(s) with an inf or nan loss)";
+  }
   return check;
 }
 

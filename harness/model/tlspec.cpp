@@ -175,7 +175,8 @@ struct PayloadEntry {
 // Reads payloads.safetensors into the ops. Every size and offset is checked against the manifest,
 // the file and each other before anything is allocated or read: the tensors must tile the data
 // section exactly (as safetensors itself requires: no overlap, no gap, nothing after), and together
-// stay within kMaxBundlePayloadBytes.
+// stay within kMaxBundlePayloadBytes. Kept whole: each check reads the sizes the one before it
+// checked, so the order of the checks is the safety argument.
 void read_payloads(const fs::path& file, Trace& trace) {
   const RegularFile in(file.string());  // never blocks: a FIFO is refused
   const std::uint64_t size = in.size();
@@ -348,8 +349,87 @@ void Trace::save(const std::string& directory, bool with_payloads) const {
   }
 }
 
-// Reads the manifest top to bottom (header, options, ops, payload index) and checks each field where
-// it is read, so every error names the field; split, each piece would need the whole context.
+namespace {
+
+// Every option the saver writes comes back, so a round trip keeps what the capture was asked for.
+TraceOptions read_options(const json& manifest, const fs::path& f) {
+  TraceOptions read;
+  const json& options = member(manifest, "capture_options", f, "");
+  read.backend = text(member(options, "backend", f, "capture_options"), f, "capture_options.backend");
+  const std::string mode =
+      text(member(options, "module_identity_mode", f, "capture_options"), f, "capture_options.module_identity_mode");
+  if (mode != "auto" && mode != "metadata" && mode != "none")
+    reject(f, "capture_options.module_identity_mode '" + mode + "' is not auto, metadata or none");
+  read.capture.module_identity_mode = mode;
+  const json& grad_options = member(options, "grad_options", f, "capture_options");
+  read.grad_options.intermediate_grads = flag(member(grad_options, "intermediate_grads", f, "capture_options.grad_options"), f,
+                                              "capture_options.grad_options.intermediate_grads");
+  read.grad_options.loss =
+      text(member(grad_options, "loss", f, "capture_options.grad_options"), f, "capture_options.grad_options.loss");
+  return read;
+}
+
+CaptureStats read_stats(const json& manifest, const fs::path& f) {
+  const json& stats = member(manifest, "stats", f, "");
+  constexpr std::uint64_t kMaxCount = std::numeric_limits<int>::max();
+  CaptureStats read;
+  read.evaluations = static_cast<int>(whole(member(stats, "evaluations", f, "stats"), kMaxCount, f, "stats.evaluations"));
+  read.kernels = static_cast<int>(whole(member(stats, "kernels", f, "stats"), kMaxCount, f, "stats.kernels"));
+  return read;
+}
+
+// ops[i]: every field checked where it is read, so an error names it; parents precede the op.
+Op read_op(const json& entry, std::size_t i, const fs::path& f) {
+  const std::string where = "ops[" + std::to_string(i) + "]";
+  Op op;
+  op.index = i;
+  if (whole(member(entry, "index", f, where), std::numeric_limits<std::uint64_t>::max(), f, where + ".index") != i)
+    reject(f, where + ".index is not " + std::to_string(i));
+  op.label = text(member(entry, "label", f, where), f, where + ".label");
+  op.framework_op = text(member(entry, "op", f, where), f, where + ".op");
+  const std::string kind = text(member(entry, "kind", f, where), f, where + ".kind");
+  const std::optional<OpKind> op_kind = op_kind_from_string(kind);
+  if (!op_kind) reject(f, where + ".kind '" + kind + "' is unknown");
+  op.kind = *op_kind;
+  if (entry.contains("constant_kind") && !entry["constant_kind"].is_null())
+    op.constant_kind = text(entry["constant_kind"], f, where + ".constant_kind");
+  const auto dtype = dtype_from_name(text(member(entry, "dtype", f, where), f, where + ".dtype"));
+  if (!dtype) reject(f, where + ".dtype is unknown");
+  op.dtype = *dtype;
+  op.shape = read_shape(member(entry, "shape", f, where), f, where + ".shape", dtype->itemsize);
+  if (entry.contains("parents")) {
+    const json& parents = list(entry["parents"], f, where + ".parents");
+    for (std::size_t p = 0; p < parents.size(); ++p) {
+      const std::string at = where + ".parents[" + std::to_string(p) + "]";
+      const ParentRef ref{
+          whole(member(parents[p], "op", f, at), std::numeric_limits<std::size_t>::max(), f, at + ".op"),
+          whole(member(parents[p], "position", f, at), std::numeric_limits<std::size_t>::max(), f, at + ".position")};
+      if (ref.op >= i) reject(f, where + " has a parent that does not precede it");
+      op.parents.push_back(ref);
+    }
+  }
+  if (entry.contains("module")) op.module = text(entry["module"], f, where + ".module");
+  if (entry.contains("call_site")) op.call_site = text(entry["call_site"], f, where + ".call_site");
+  return op;
+}
+
+// `outputs` or `inputs`: indices of ops there are.
+std::vector<std::size_t> read_op_indices(const json& manifest, const char* name, std::size_t op_count, const fs::path& f) {
+  std::vector<std::size_t> read;
+  const json& indices = list(member(manifest, name, f, ""), f, name);
+  for (std::size_t k = 0; k < indices.size(); ++k) {
+    const std::uint64_t index =
+        whole(indices[k], std::numeric_limits<std::uint64_t>::max(), f, std::string(name) + "[" + std::to_string(k) + "]");
+    if (index >= op_count) reject(f, std::string(name) + " names op " + std::to_string(index) + ", past the last op");
+    read.push_back(index);
+  }
+  return read;
+}
+
+}  // namespace
+
+// Reads the manifest top to bottom (header, options, ops, payload index), each field checked where
+// it is read so that every error names it, then the payloads the index points at.
 Trace Trace::load(const std::string& directory) {
   const fs::path manifest_file = fs::path(directory) / kTlspecManifest;
   const fs::path& f = manifest_file;
@@ -372,72 +452,12 @@ Trace Trace::load(const std::string& directory) {
     trace.backend = text(member(manifest, "backend", f, ""), f, "backend");
     trace.framework_version = text(member(manifest, "framework_version", f, ""), f, "framework_version");
     trace.device = text(member(manifest, "device", f, ""), f, "device");
-
-    // Every option the saver writes comes back, so a round trip keeps what the capture was asked for.
-    const json& options = member(manifest, "capture_options", f, "");
-    trace.options.backend = text(member(options, "backend", f, "capture_options"), f, "capture_options.backend");
-    const std::string mode =
-        text(member(options, "module_identity_mode", f, "capture_options"), f, "capture_options.module_identity_mode");
-    if (mode != "auto" && mode != "metadata" && mode != "none")
-      reject(f, "capture_options.module_identity_mode '" + mode + "' is not auto, metadata or none");
-    trace.options.capture.module_identity_mode = mode;
-    const json& grad_options = member(options, "grad_options", f, "capture_options");
-    trace.options.grad_options.intermediate_grads =
-        flag(member(grad_options, "intermediate_grads", f, "capture_options.grad_options"), f,
-             "capture_options.grad_options.intermediate_grads");
-    trace.options.grad_options.loss =
-        text(member(grad_options, "loss", f, "capture_options.grad_options"), f, "capture_options.grad_options.loss");
-
-    const json& stats = member(manifest, "stats", f, "");
-    constexpr std::uint64_t kMaxCount = std::numeric_limits<int>::max();
-    trace.stats.evaluations =
-        static_cast<int>(whole(member(stats, "evaluations", f, "stats"), kMaxCount, f, "stats.evaluations"));
-    trace.stats.kernels = static_cast<int>(whole(member(stats, "kernels", f, "stats"), kMaxCount, f, "stats.kernels"));
-
+    trace.options = read_options(manifest, f);
+    trace.stats = read_stats(manifest, f);
     const json& ops = list(member(manifest, "ops", f, ""), f, "ops");
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-      const json& entry = ops[i];
-      const std::string where = "ops[" + std::to_string(i) + "]";
-      Op op;
-      op.index = i;
-      if (whole(member(entry, "index", f, where), std::numeric_limits<std::uint64_t>::max(), f, where + ".index") != i)
-        reject(f, where + ".index is not " + std::to_string(i));
-      op.label = text(member(entry, "label", f, where), f, where + ".label");
-      op.framework_op = text(member(entry, "op", f, where), f, where + ".op");
-      const std::string kind = text(member(entry, "kind", f, where), f, where + ".kind");
-      const std::optional<OpKind> op_kind = op_kind_from_string(kind);
-      if (!op_kind) reject(f, where + ".kind '" + kind + "' is unknown");
-      op.kind = *op_kind;
-      if (entry.contains("constant_kind") && !entry["constant_kind"].is_null())
-        op.constant_kind = text(entry["constant_kind"], f, where + ".constant_kind");
-      const auto dtype = dtype_from_name(text(member(entry, "dtype", f, where), f, where + ".dtype"));
-      if (!dtype) reject(f, where + ".dtype is unknown");
-      op.dtype = *dtype;
-      op.shape = read_shape(member(entry, "shape", f, where), f, where + ".shape", dtype->itemsize);
-      if (entry.contains("parents")) {
-        const json& parents = list(entry["parents"], f, where + ".parents");
-        for (std::size_t p = 0; p < parents.size(); ++p) {
-          const std::string at = where + ".parents[" + std::to_string(p) + "]";
-          const ParentRef ref{
-              whole(member(parents[p], "op", f, at), std::numeric_limits<std::size_t>::max(), f, at + ".op"),
-              whole(member(parents[p], "position", f, at), std::numeric_limits<std::size_t>::max(), f, at + ".position")};
-          if (ref.op >= i) reject(f, where + " has a parent that does not precede it");
-          op.parents.push_back(ref);
-        }
-      }
-      if (entry.contains("module")) op.module = text(entry["module"], f, where + ".module");
-      if (entry.contains("call_site")) op.call_site = text(entry["call_site"], f, where + ".call_site");
-      trace.ops.push_back(std::move(op));
-    }
-    for (const char* name : {"outputs", "inputs"}) {
-      const json& indices = list(member(manifest, name, f, ""), f, name);
-      for (std::size_t k = 0; k < indices.size(); ++k) {
-        const std::uint64_t index =
-            whole(indices[k], std::numeric_limits<std::uint64_t>::max(), f, std::string(name) + "[" + std::to_string(k) + "]");
-        if (index >= trace.ops.size()) reject(f, std::string(name) + " names op " + std::to_string(index) + ", past the last op");
-        (std::string(name) == "outputs" ? trace.outputs : trace.inputs).push_back(index);
-      }
-    }
+    for (std::size_t i = 0; i < ops.size(); ++i) trace.ops.push_back(read_op(ops[i], i, f));
+    trace.outputs = read_op_indices(manifest, "outputs", trace.ops.size(), f);
+    trace.inputs = read_op_indices(manifest, "inputs", trace.ops.size(), f);
     if (manifest.contains("payloads") && !manifest["payloads"].is_null()) {
       const json& payloads = manifest["payloads"];
       if (!payloads.is_string() || payloads.get<std::string>() != kTlspecPayloads)

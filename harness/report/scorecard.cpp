@@ -196,6 +196,63 @@ std::string cell_state_names() {
 
 }  // namespace
 
+namespace {
+
+ScorecardCell read_cell(const nlohmann::json& entry, std::size_t i, const std::string& source) {
+  std::string where = "cells[" + std::to_string(i) + "]";
+  if (!entry.is_object()) bad(source, where + " must be an object, not " + json_excerpt(entry));
+  ScorecardCell cell;
+  cell.id = required_string(entry, "id", source, where);
+  where += " (cell " + cell.id + ")";
+  if (cell.id.empty()) bad(source, where + " has an empty id");
+  const std::string state = required_string(entry, "state", source, where);
+  const std::optional<CellState> parsed = cell_state_from_string(state);
+  if (!parsed) bad(source, "cell " + cell.id + " has state '" + state + "', not one of " + cell_state_names());
+  cell.state = *parsed;
+  cell.family = required_string(entry, "family", source, where);
+  cell.roster = required_string(entry, "roster", source, where);
+  required(entry, "checks", source, where);
+  cell.checks = string_list(entry, "checks", source, where);
+  if (entry.contains("failed_checks")) cell.failed_checks = string_list(entry, "failed_checks", source, where);
+  cell.message = optional_string(entry, "message", source, where);
+  cell.refusal_code = optional_string(entry, "refusal_code", source, where);
+  if (entry.contains("ops")) {
+    if (!entry["ops"].is_number_unsigned()) bad(source, where + ".ops must be a whole number, not " + json_excerpt(entry["ops"]));
+    cell.ops = entry["ops"].get<std::uint64_t>();
+  }
+  if (entry.contains("failures")) {
+    if (!entry["failures"].is_array()) bad(source, where + ".failures must be a list, not " + json_excerpt(entry["failures"]));
+    for (const nlohmann::json& failure : entry["failures"]) {
+      if (!failure.is_object()) bad(source, where + ".failures must hold objects, not " + json_excerpt(failure));
+      cell.failures.push_back({optional_string(failure, "check", source, where + ".failures"),
+                               optional_string(failure, "detail", source, where + ".failures")});
+    }
+  }
+  return cell;
+}
+
+CapabilityRow read_capability(const nlohmann::json& entry, std::size_t i, const std::string& source) {
+  const std::string where = "capabilities[" + std::to_string(i) + "]";
+  if (!entry.is_object()) bad(source, where + " must be an object, not " + json_excerpt(entry));
+  CapabilityRow row;
+  row.capability.name = required_string(entry, "name", source, where);
+  const std::string state = required_string(entry, "state", source, where + " (capability " + row.capability.name + ")");
+  const std::optional<CapabilityState> parsed = capability_state_from_string(state);
+  if (!parsed)
+    bad(source,
+        "capability '" + row.capability.name + "' has state '" + state + "', not one of " + joined_names(kCapabilityStateNames));
+  row.state = *parsed;
+  row.capability.is_flag = entry.value("flag", false) == true;
+  row.capability.declared_supported = optional_string(entry, "declared", source, where) == "supported";
+  row.capability.refusal = optional_string(entry, "refusal", source, where);
+  row.capability.notes = optional_string(entry, "notes", source, where);
+  if (entry.contains("cells")) row.capability.cells = string_list(entry, "cells", source, where);
+  row.why = optional_string(entry, "why", source, where);
+  return row;
+}
+
+}  // namespace
+
 Scorecard Scorecard::from_json(const nlohmann::json& card, const std::string& source) {
   if (!card.is_object()) bad(source, "must be a JSON object, not " + json_excerpt(card));
   const nlohmann::json& version = required(card, "schema_version", source, "the card");
@@ -211,68 +268,21 @@ Scorecard Scorecard::from_json(const nlohmann::json& card, const std::string& so
   std::map<std::string, std::size_t> cell_at;
   const nlohmann::json& cells = required_list(card, "cells", source);
   for (std::size_t i = 0; i < cells.size(); ++i) {
-    const nlohmann::json& entry = cells[i];
-    std::string where = "cells[" + std::to_string(i) + "]";
-    if (!entry.is_object()) bad(source, where + " must be an object, not " + json_excerpt(entry));
-    ScorecardCell cell;
-    cell.id = required_string(entry, "id", source, where);
-    where += " (cell " + cell.id + ")";
-    if (cell.id.empty()) bad(source, where + " has an empty id");
+    ScorecardCell cell = read_cell(cells[i], i, source);
     const auto [first, inserted] = cell_at.emplace(cell.id, i);
     if (!inserted)
       bad(source, "cell " + cell.id + " appears twice (cells[" + std::to_string(first->second) + "] and cells[" +
                       std::to_string(i) + "])");
-    const std::string state = required_string(entry, "state", source, where);
-    const std::optional<CellState> parsed = cell_state_from_string(state);
-    if (!parsed) bad(source, "cell " + cell.id + " has state '" + state + "', not one of " + cell_state_names());
-    cell.state = *parsed;
-    cell.family = required_string(entry, "family", source, where);
-    cell.roster = required_string(entry, "roster", source, where);
-    required(entry, "checks", source, where);
-    cell.checks = string_list(entry, "checks", source, where);
-    if (entry.contains("failed_checks")) cell.failed_checks = string_list(entry, "failed_checks", source, where);
-    cell.message = optional_string(entry, "message", source, where);
-    cell.refusal_code = optional_string(entry, "refusal_code", source, where);
-    if (entry.contains("ops")) {
-      if (!entry["ops"].is_number_unsigned())
-        bad(source, where + ".ops must be a whole number, not " + json_excerpt(entry["ops"]));
-      cell.ops = entry["ops"].get<std::uint64_t>();
-    }
-    if (entry.contains("failures")) {
-      if (!entry["failures"].is_array()) bad(source, where + ".failures must be a list, not " + json_excerpt(entry["failures"]));
-      for (const nlohmann::json& failure : entry["failures"]) {
-        if (!failure.is_object()) bad(source, where + ".failures must hold objects, not " + json_excerpt(failure));
-        cell.failures.push_back({optional_string(failure, "check", source, where + ".failures"),
-                                 optional_string(failure, "detail", source, where + ".failures")});
-      }
-    }
     result.cells.push_back(std::move(cell));
   }
-
   std::map<std::string, std::size_t> capability_at;
   const nlohmann::json& capabilities = required_list(card, "capabilities", source);
   for (std::size_t i = 0; i < capabilities.size(); ++i) {
-    const nlohmann::json& entry = capabilities[i];
-    const std::string where = "capabilities[" + std::to_string(i) + "]";
-    if (!entry.is_object()) bad(source, where + " must be an object, not " + json_excerpt(entry));
-    CapabilityRow row;
-    row.capability.name = required_string(entry, "name", source, where);
+    CapabilityRow row = read_capability(capabilities[i], i, source);
     const auto [first, inserted] = capability_at.emplace(row.capability.name, i);
     if (!inserted)
       bad(source, "capability '" + row.capability.name + "' appears twice (capabilities[" + std::to_string(first->second) +
                       "] and capabilities[" + std::to_string(i) + "])");
-    const std::string state = required_string(entry, "state", source, where + " (capability " + row.capability.name + ")");
-    const std::optional<CapabilityState> parsed = capability_state_from_string(state);
-    if (!parsed)
-      bad(source, "capability '" + row.capability.name + "' has state '" + state + "', not one of " +
-                      joined_names(kCapabilityStateNames));
-    row.state = *parsed;
-    row.capability.is_flag = entry.value("flag", false) == true;
-    row.capability.declared_supported = optional_string(entry, "declared", source, where) == "supported";
-    row.capability.refusal = optional_string(entry, "refusal", source, where);
-    row.capability.notes = optional_string(entry, "notes", source, where);
-    if (entry.contains("cells")) row.capability.cells = string_list(entry, "cells", source, where);
-    row.why = optional_string(entry, "why", source, where);
     result.capabilities.push_back(std::move(row));
   }
   return result;

@@ -128,15 +128,21 @@ void write_manifest(const std::string& directory, const BackendSpec& spec, const
   write_file_atomically((fs::path(directory) / kRecordManifest).string(), json_text(manifest, 2) + "\n");
 }
 
-MergedRecords merge_records(const BackendSpec& spec, const std::vector<Roster>& rosters,
-                            const std::vector<std::string>& directories, const std::string& leg) {
-  // Where each row's record is offered: directory -> path, over all directories.
+namespace {
+
+struct Offers {
+  std::map<std::string, std::vector<std::string>> paths;  // cell id -> the record files offering it
+  std::vector<Manifest> manifests;
+};
+
+// What the directories offer: each directory once; with a manifest, the cells it lists (each of
+// these rosters); without (CTest's), every DIR/ID.json of a row. The two kinds are not mixed.
+Offers offers_of(const std::vector<Roster>& rosters, const std::vector<std::string>& directories) {
   std::map<std::string, const RosterRow*> rows;
   for (const Roster& roster : rosters) {
     for (const RosterRow& row : roster.rows) rows[row.id] = &row;
   }
-  std::map<std::string, std::vector<std::string>> offered;
-  std::vector<Manifest> manifests;
+  Offers offers;
   std::map<std::string, std::string> seen_directories;  // canonical -> as given
   for (const std::string& directory : directories) {
     std::error_code error;
@@ -156,28 +162,31 @@ MergedRecords merge_records(const BackendSpec& spec, const std::vector<Roster>& 
                              "', which is in none of the rosters here: the shards ran another roster");
         }
         // A listed record that is gone is a missing cell, not a stale one from elsewhere.
-        if (fs::exists(record_path(directory, id))) offered[id].push_back(record_path(directory, id));
+        if (fs::exists(record_path(directory, id))) offers.paths[id].push_back(record_path(directory, id));
       }
-      manifests.push_back(*std::move(manifest));
+      offers.manifests.push_back(*std::move(manifest));
     } else {
       for (const auto& [id, row] : rows) {
-        if (fs::exists(record_path(directory, id))) offered[id].push_back(record_path(directory, id));
+        if (fs::exists(record_path(directory, id))) offers.paths[id].push_back(record_path(directory, id));
       }
     }
   }
-  if (!manifests.empty() && manifests.size() != directories.size()) {
+  if (!offers.manifests.empty() && offers.manifests.size() != directories.size()) {
     throw MergeRefused(
         "some --from directories have a " + std::string(kRecordManifest) +
         " (from `tlconform run --record`) and some do not (from `tlconform cell --record`); merge records of one kind");
   }
+  return offers;
+}
 
-  // Every cell exactly once.
+// Every cell exactly once.
+void check_each_cell_once(const std::vector<Roster>& rosters, const Offers& offers) {
   std::vector<std::string> missing;
   std::vector<std::string> duplicated;
   for (const Roster& roster : rosters) {
     for (const RosterRow& row : roster.rows) {
-      const auto found = offered.find(row.id);
-      if (found == offered.end())
+      const auto found = offers.paths.find(row.id);
+      if (found == offers.paths.end())
         missing.push_back(row.id);
       else if (found->second.size() > 1)
         duplicated.push_back(row.id + " (" + found->second[0] + " and " + found->second[1] + ")");
@@ -191,46 +200,56 @@ MergedRecords merge_records(const BackendSpec& spec, const std::vector<Roster>& 
     throw MergeRefused(std::to_string(missing.size()) + " cell(s) recorded in none of the --from directories: " +
                        some_of(missing) + "; run the missing shard (or cells) first");
   }
+}
 
-  // Manifests: one run's shards, of these rosters, on the leg asked for.
-  MergedRecords merged;
-  if (!manifests.empty()) {
-    const nlohmann::json& first = manifests.front().provenance;
-    for (const Manifest& manifest : manifests) {
-      for (const auto& [key, value] : first.items()) {
-        if (manifest.provenance.value(key, "") != value) {
-          throw MergeRefused("the shards disagree on " + key + ": " + manifests.front().path + " has '" +
-                             value.get<std::string>() + "', " + manifest.path + " has '" + manifest.provenance.value(key, "") +
-                             "'" + "; merge shards of one run");
-        }
+// The manifests are one run's shards, of these rosters, on the leg asked for: their facts, with
+// every shard's durations.
+RunFacts facts_of_one_run(const BackendSpec& spec, const std::vector<Roster>& rosters, const std::vector<Manifest>& manifests,
+                          const std::string& leg) {
+  const nlohmann::json& first = manifests.front().provenance;
+  for (const Manifest& manifest : manifests) {
+    for (const auto& [key, value] : first.items()) {
+      if (manifest.provenance.value(key, "") != value) {
+        throw MergeRefused("the shards disagree on " + key + ": " + manifests.front().path + " has '" + value.get<std::string>() +
+                           "', " + manifest.path + " has '" + manifest.provenance.value(key, "") + "'" +
+                           "; merge shards of one run");
       }
     }
-    std::vector<std::string> files;
-    for (const Roster& roster : rosters) files.push_back(roster_path(roster));
-    if (first.value("backend", "") != spec.name) {
-      throw MergeRefused("the shards ran backend " + first.value("backend", "") + ", not " + spec.name + " (give --backend)");
-    }
-    if (first.value("roster_digest", "") != digest_files(files)) {
-      throw MergeRefused("the shards ran rosters with digest " + first.value("roster_digest", "") +
-                         ", and the rosters here have " + digest_files(files) +
-                         ": merge with the same --roster files and checkout the shards used");
-    }
-    if (!leg.empty() && first.value("leg", "") != leg) {
-      throw MergeRefused("the shards ran leg " + first.value("leg", "") + ", not --leg " + leg);
-    }
-    std::map<std::string, double> durations;
-    std::vector<std::string> shards;
-    for (const Manifest& manifest : manifests) {
-      shards.push_back(manifest.shard.empty() ? manifest.path : manifest.shard);
-      for (const auto& [id, seconds] : manifest.durations.items()) {
-        if (seconds.is_number()) durations[id] = seconds.get<double>();
-      }
-    }
-    merged.facts = facts_from(first, durations, shards);
   }
+  std::vector<std::string> files;
+  for (const Roster& roster : rosters) files.push_back(roster_path(roster));
+  if (first.value("backend", "") != spec.name) {
+    throw MergeRefused("the shards ran backend " + first.value("backend", "") + ", not " + spec.name + " (give --backend)");
+  }
+  if (first.value("roster_digest", "") != digest_files(files)) {
+    throw MergeRefused("the shards ran rosters with digest " + first.value("roster_digest", "") + ", and the rosters here have " +
+                       digest_files(files) + ": merge with the same --roster files and checkout the shards used");
+  }
+  if (!leg.empty() && first.value("leg", "") != leg) {
+    throw MergeRefused("the shards ran leg " + first.value("leg", "") + ", not --leg " + leg);
+  }
+  std::map<std::string, double> durations;
+  std::vector<std::string> shards;
+  for (const Manifest& manifest : manifests) {
+    shards.push_back(manifest.shard.empty() ? manifest.path : manifest.shard);
+    for (const auto& [id, seconds] : manifest.durations.items()) {
+      if (seconds.is_number()) durations[id] = seconds.get<double>();
+    }
+  }
+  return facts_from(first, durations, shards);
+}
+
+}  // namespace
+
+MergedRecords merge_records(const BackendSpec& spec, const std::vector<Roster>& rosters,
+                            const std::vector<std::string>& directories, const std::string& leg) {
+  const Offers offers = offers_of(rosters, directories);
+  check_each_cell_once(rosters, offers);
+  MergedRecords merged;
+  if (!offers.manifests.empty()) merged.facts = facts_of_one_run(spec, rosters, offers.manifests, leg);
   for (const Roster& roster : rosters) {
     for (const RosterRow& row : roster.rows) {
-      CellRun run{.result = read_record(offered[row.id].front(), row)};
+      CellRun run{.result = read_record(offers.paths.at(row.id).front(), row)};
       if (merged.facts) run.seconds = merged.facts->run["durations_s"].value(row.id, 0.0);
       merged.runs.push_back(run);
     }

@@ -220,6 +220,8 @@ void bind_ops(py::module_& module) {
       .def("__repr__", &op_repr);
 }
 
+// The Trace class's binding table: one .def per member of the Python surface (_core.pyi), long because
+// the surface is.
 void bind_trace_class(py::module_& module) {
   py::class_<TraceHandle, Handle>(module, "Trace", "A captured trace: ops in topological order, with payloads.")
       .def("__len__", [](const Handle& t) { return t->snapshot->size(); })

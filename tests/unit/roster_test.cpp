@@ -384,7 +384,7 @@ TEST_F(ExpectCell, ALayerThatCannotBeBuiltNamesItselfAndItsLine) {
                                 "tests/unit/data/expect_rows.yaml:72"),
             std::string::npos)
       << result.message;
-  EXPECT_NE(result.message.find("<tlconform row builder"), std::string::npos) << result.message;
+  EXPECT_NE(result.message.find("backends/tinygrad/python/tl_row_builder.py"), std::string::npos) << result.message;
 }
 
 TEST_F(ExpectCell, AFractionalExpectationIsNotTruncatedToAnIntegerOutput) {

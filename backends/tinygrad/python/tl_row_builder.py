@@ -1,0 +1,65 @@
+"""A roster row's objects, built in Python because a row *is* Python: its layers (default-init
+tinygrad.nn layers after seeding the RNG), closure tensors and inputs from their values, its
+`setup`, and its forward compiled from the roster's source text, each padded so that a traceback
+names the roster file's own lines."""
+from __future__ import annotations
+
+import math
+import os
+import textwrap
+
+import numpy as np
+from tinygrad import Tensor, dtypes, nn
+
+def tensor_of(spec):
+  if spec["source"] == "python":
+    values = np.array(spec["values"]).reshape(spec["shape"]).tolist()
+    return values
+  if spec["dtype"] == "bfloat16":
+    # numpy has no bfloat16: float32 values cast in tinygrad (to nearest even). From a list it is
+    # realized here, before any capture, so it is a realized buffer like any other list tensor.
+    array = np.array(spec["values"], dtype=np.float32).reshape(spec["shape"])
+    if spec["source"] == "ndarray":
+      return Tensor(array).cast(dtypes.bfloat16)
+    return Tensor(array.tolist(), dtype=dtypes.float32).cast(dtypes.bfloat16).realize()
+  array = np.array(spec["values"], dtype=spec["dtype"]).reshape(spec["shape"])
+  if spec["source"] == "ndarray":
+    return Tensor(array)
+  return Tensor(array.tolist(), dtype=getattr(dtypes, spec["dtype"]))
+
+def build(row):
+  # A path is bytes: a roster file name that is not UTF-8 still names the file in a traceback.
+  row["forward_file"] = os.fsdecode(row["forward_file"])
+  if row["seed"] is not None:
+    Tensor.manual_seed(row["seed"])
+  scope = {"Tensor": Tensor, "dtypes": dtypes, "nn": nn, "np": np, "math": math, "source_dir": row["source_dir"]}
+  if row["setup"]:
+    # Padded so a traceback's line numbers are the roster file's.
+    padding = "\n" * max(row["setup_line"] - 1, 0)
+    exec(compile(padding + row["setup"], row["forward_file"], "exec"), scope)
+  for layer in row["layers"]:
+    try:
+      built = getattr(nn, layer["type"])(*layer["args"], **layer["kwargs"])
+      for spec in layer["set"]:  # e.g. BatchNorm's running statistics, replacing the built ones
+        setattr(built, spec["name"], tensor_of(spec))
+    except Exception as error:
+      # The frames here are tinygrad's and this builder's: the note names the row's layer.
+      error.add_note(f"while building layer '{layer['name']}' (nn.{layer['type']}) of row '{row['id']}' at {layer['where']}")
+      raise
+    scope[layer["name"]] = built
+  for spec in row["tensors"]:
+    scope[spec["name"]] = tensor_of(spec)
+  inputs = tuple(tensor_of(spec) for spec in row["inputs"])
+  source = row["forward"].strip()
+  try:
+    compile(source, "<forward>", "eval")
+    body = "return (" + source + ")"
+  except SyntaxError:
+    body = source
+  # Pad with newlines so a traceback's line numbers are the roster file's: the body's first line
+  # is the roster's forward_line, the def line just above it.
+  padding = "\n" * max(row["forward_line"] - 2, 0)
+  params = ", ".join(spec["name"] for spec in row["inputs"])
+  code = padding + f"def forward({params}):\n" + textwrap.indent(body, "    ") + "\n"
+  exec(compile(code, row["forward_file"], "exec"), scope)
+  return scope["forward"], inputs
