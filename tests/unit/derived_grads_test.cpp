@@ -40,6 +40,28 @@ TEST(DerivedGrads, MatchFiniteDifferencesForEveryKindOfOp) {
   }
 }
 
+// An output holding inf makes every difference of the default loss inf or nan: finite differences
+// say so and compare nothing (nor claim to), whether or not autograd already checked the inputs; a
+// given loss that leaves the inf out is still compared.
+TEST(DerivedGrads, AnInfiniteOutputLeavesNoFiniteDifferenceToCompare) {
+  py::dict scope = python_scope("from tinygrad import Tensor\nx = Tensor([1.0, 0.0, -2.0])\n");
+  Trace trace = tl::tinygrad::trace(py::eval("lambda x: ((x * 2).exp(), 1 / x)", scope), py::make_tuple(scope["x"]));
+  GradOptions options;
+  options.intermediate_grads = true;
+  trace.derive_grads(options);
+  for (bool intermediates_only : {false, true}) {
+    const GradientCheck check = check_grads_against_finite_differences(trace, options, intermediates_only);
+    EXPECT_EQ(check.passed, intermediates_only) << check.detail;
+    EXPECT_EQ(check.compared, 0u);
+    EXPECT_NE(check.detail.find("an output holds inf or nan"), std::string::npos) << check.detail;
+  }
+  options.loss = "outputs[0].sum()";
+  trace.derive_grads(options);
+  const GradientCheck check = check_grads_against_finite_differences(trace, options);
+  EXPECT_TRUE(check.passed) << check.detail;
+  EXPECT_GT(check.compared, 0u);
+}
+
 TEST(DerivedGrads, AGivenLossIsUsed) {
   py::dict scope = python_scope(kModel);
   Trace trace = tl::tinygrad::trace(scope["f"], py::make_tuple(scope["x"]));
