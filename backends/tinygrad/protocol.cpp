@@ -34,10 +34,11 @@ py::dict probes() { return backend_module("tl_probes").attr("__dict__"); }
 Payload payload_of(const py::object& tensor) {
   Payload payload{payload_dtype(tensor.attr("dtype")), {}, {}};
   for (py::handle dim : tensor.attr("shape")) payload.shape.push_back(dim.cast<std::int64_t>());
-  // numpy has no bfloat16 (tinygrad's .numpy() widens it to float32): read its 2-byte bits instead.
-  const py::object readable = payload.dtype.name == "bfloat16"
-                                  ? tensor.attr("bitcast")(py::module_::import("tinygrad").attr("dtypes").attr("uint16"))
-                                  : tensor;
+  // numpy has no bfloat16 or float8 (tinygrad's .numpy() widens them to float32): read their bits.
+  const py::object dtypes = py::module_::import("tinygrad").attr("dtypes");
+  const py::object readable = payload.dtype.name == "bfloat16"           ? tensor.attr("bitcast")(dtypes.attr("uint16"))
+                              : payload.dtype.name.starts_with("float8") ? tensor.attr("bitcast")(dtypes.attr("uint8"))
+                                                                         : tensor;
   const py::bytes bytes = py::module_::import("numpy").attr("ascontiguousarray")(readable.attr("numpy")()).attr("tobytes")();
   const std::string data = bytes;
   payload.bytes.assign(data.begin(), data.end());
@@ -97,7 +98,7 @@ class TinygradProtocol : public BackendProtocol {
 
   Payload payload_of(const py::handle& value) override {
     require_tinygrad();
-    // A tinygrad Tensor is read exactly (bfloat16 as its bits); anything else the way numpy reads it.
+    // A tinygrad Tensor is read exactly (bfloat16 and float8 as their bits); anything else the way numpy reads it.
     if (TinygradApi().is_tensor(value)) return tinygrad::payload_of(py::reinterpret_borrow<py::object>(value));
     return payload_from_array(value);
   }

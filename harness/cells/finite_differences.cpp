@@ -42,13 +42,6 @@ struct Sample {
   double eps;  // of the narrowest float dtype downstream
 };
 
-int fraction_bits(const DType& dtype) {
-  if (dtype.name == "bfloat16") return 7;
-  if (dtype.name == "float16") return 10;
-  if (dtype.name == "float32") return 23;
-  return 52;
-}
-
 // The float dtype with the fewest fraction bits among `start` and every op that reads it, directly
 // or not.
 DType narrowest_downstream(const Trace& trace, const std::vector<std::vector<std::size_t>>& children, std::size_t start) {
@@ -59,7 +52,7 @@ DType narrowest_downstream(const Trace& trace, const std::vector<std::vector<std
   while (!stack.empty()) {
     const Op& op = trace.ops[stack.back()];
     stack.pop_back();
-    if (op.dtype.is_float() && fraction_bits(op.dtype) < fraction_bits(narrowest)) narrowest = op.dtype;
+    if (op.dtype.is_float() && op.dtype.fraction_bits < narrowest.fraction_bits) narrowest = op.dtype;
     for (std::size_t child : children[op.index]) {
       if (!seen[child]) {
         seen[child] = true;
@@ -151,7 +144,7 @@ void add_samples(const Trace& trace, const std::vector<std::vector<std::size_t>>
                  std::vector<Sample>& samples, std::vector<std::map<std::size_t, Payload>>& replacements) {
   const Op& op = trace.ops[index];
   const DType narrowest = narrowest_downstream(trace, children, index);
-  const double eps = std::ldexp(1.0, -fraction_bits(narrowest));
+  const double eps = std::ldexp(1.0, -narrowest.fraction_bits);
   const std::int64_t numel = op.out->numel();
   for (std::int64_t k = 0; k < std::min(numel, kElementsPerOp); ++k) {
     const std::int64_t element = (k * 7919) % numel;

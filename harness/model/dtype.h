@@ -15,6 +15,7 @@ struct DType {
   std::string name;  // "float32", "int32", "bool", ...
   std::size_t itemsize = 0;
   DTypeKind kind = DTypeKind::Float;
+  int fraction_bits = 0;  // a float's stored fraction bits (its epsilon is 2^-fraction_bits); 0 otherwise
 
   bool is_float() const { return kind == DTypeKind::Float; }
   bool operator==(const DType&) const = default;

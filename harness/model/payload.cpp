@@ -8,6 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "harness/model/float8.h"
+
 namespace tl {
 namespace {
 
@@ -69,18 +71,11 @@ std::uint16_t double_to_half(double value) { return round_to_binary16(value, 10,
 
 std::uint16_t double_to_bfloat16(double value) { return round_to_binary16(value, 7, 8); }
 
-int mantissa_bits(const DType& dtype) {
-  if (dtype.name == "float16") return 10;
-  if (dtype.name == "bfloat16") return 7;
-  if (dtype.name == "float32") return 23;
-  return 52;
-}
-
 // The spacing of `dtype` values around magnitude `value`.
 double ulp(const DType& dtype, double value) {
   int exponent = 0;
   std::frexp(value == 0.0 ? std::numeric_limits<double>::min() : value, &exponent);
-  return std::ldexp(1.0, exponent - 1 - mantissa_bits(dtype));
+  return std::ldexp(1.0, exponent - 1 - dtype.fraction_bits);
 }
 
 }  // namespace
@@ -116,6 +111,7 @@ double Payload::element(std::int64_t i) const {
   if (n == "bfloat16") return std::bit_cast<float>(std::uint32_t{load<std::uint16_t>(at)} << 16);
   if (n == "float32") return load<float>(at);
   if (n == "float64") return load<double>(at);
+  if (const auto format = float8_format(n)) return float8_to_double(at[0], *format);
   throw std::logic_error("payload of unknown dtype " + n);
 }
 
@@ -160,8 +156,12 @@ Payload Payload::from_doubles(const DType& dtype, std::vector<std::int64_t> shap
       store(at, double_to_bfloat16(v));
     else if (n == "float32")
       store(at, static_cast<float>(v));
-    else
+    else if (n == "float64")
       store(at, v);
+    else if (const auto format = float8_format(n))
+      store(at, double_to_float8(v, *format));
+    else
+      throw std::logic_error("payload of unknown dtype " + n);
   }
   return payload;
 }

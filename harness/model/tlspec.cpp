@@ -37,11 +37,26 @@ constexpr std::uint64_t kMaxHeaderBytes = 64ULL << 20;
 constexpr std::uint64_t kMaxPayloadBytes = 1ULL << 34;
 constexpr std::uint64_t kMaxBundlePayloadBytes = 1ULL << 30;
 
+// safetensors names no fnuz float8: those two are this format's own names (another safetensors reader
+// refuses them, as it should: it could not decode them).
 const std::map<std::string, std::string>& safetensors_names() {
-  static const std::map<std::string, std::string> names{
-      {"bool", "BOOL"},     {"int8", "I8"},     {"int16", "I16"},  {"int32", "I32"},  {"int64", "I64"},
-      {"uint8", "U8"},      {"uint16", "U16"},  {"uint32", "U32"}, {"uint64", "U64"}, {"float16", "F16"},
-      {"bfloat16", "BF16"}, {"float32", "F32"}, {"float64", "F64"}};
+  static const std::map<std::string, std::string> names{{"float8_e4m3fn", "F8_E4M3"},
+                                                        {"float8_e5m2", "F8_E5M2"},
+                                                        {"float8_e4m3fnuz", "F8_E4M3FNUZ"},
+                                                        {"float8_e5m2fnuz", "F8_E5M2FNUZ"},
+                                                        {"bool", "BOOL"},
+                                                        {"int8", "I8"},
+                                                        {"int16", "I16"},
+                                                        {"int32", "I32"},
+                                                        {"int64", "I64"},
+                                                        {"uint8", "U8"},
+                                                        {"uint16", "U16"},
+                                                        {"uint32", "U32"},
+                                                        {"uint64", "U64"},
+                                                        {"float16", "F16"},
+                                                        {"bfloat16", "BF16"},
+                                                        {"float32", "F32"},
+                                                        {"float64", "F64"}};
   return names;
 }
 

@@ -155,11 +155,11 @@ void bind_payloads(py::module_& module) {
   });
   py::class_<PayloadView>(module, "Payload",
                           "An op's value: host bytes owned by the trace. numpy() is a read-only zero-copy view, except "
-                          "bfloat16 (numpy has none), which is widened to a float32 copy.")
+                          "bfloat16 and float8 (numpy has neither), which are widened to a float32 copy.")
       .def_property_readonly("dtype", [](const PayloadView& v) { return v.payload->dtype.name; })
       .def_property_readonly("shape", [](const PayloadView& v) { return py::tuple(py::cast(v.payload->shape)); })
       .def_property_readonly("nbytes", [](const PayloadView& v) { return v.payload->bytes.size(); })
-      .def("numpy", &payload_numpy, "The values as a numpy array (read-only view; bfloat16: a float32 copy).")
+      .def("numpy", &payload_numpy, "The values as a numpy array (read-only view; bfloat16 and float8: a float32 copy).")
       .def(
           "__array__",
           [](const PayloadView& v, const py::object& dtype, const py::object& copy) {
@@ -174,7 +174,7 @@ void bind_payloads(py::module_& module) {
           [](const PayloadView& v) {
             return py::bytes(reinterpret_cast<const char*>(v.payload->bytes.data()), v.payload->bytes.size());
           },
-          "The raw little-endian bytes (bfloat16 as its 2-byte bit patterns).")
+          "The raw little-endian bytes (bfloat16 and float8 as their bit patterns).")
       .def("__repr__",
            [](const PayloadView& v) { return "<Payload " + v.payload->dtype.name + shape_string(v.payload->shape) + ">"; });
 }

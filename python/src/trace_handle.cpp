@@ -14,8 +14,8 @@ py::object payload_numpy(const PayloadView& view) {
   const Payload& payload = *view.payload;
   py::tuple shape(payload.shape.size());
   for (std::size_t i = 0; i < payload.shape.size(); ++i) shape[i] = py::int_(payload.shape[i]);
-  if (payload.dtype.name == "bfloat16") {
-    // numpy has no bfloat16: widen (exactly) to float32, as tinygrad's Tensor.numpy() does.
+  if (payload.dtype.name == "bfloat16" || payload.dtype.name.starts_with("float8")) {
+    // numpy has neither: widen (exactly) to float32, as tinygrad's Tensor.numpy() does.
     const std::vector<double> values = payload.to_doubles();
     return numpy.attr("array")(py::cast(values), py::arg("dtype") = "float32").attr("reshape")(shape);
   }

@@ -38,6 +38,7 @@ from tinygrad.uop.ops import GroupOp, Ops, UOp, graph_rewrite
 from tinygrad.uop.symbolic import sym, symbolic_simple
 
 from tl_buffer_write import without_writes
+from tl_runtime import tinygrad_dtype_name
 
 VIEWS = {Ops.RESHAPE, Ops.EXPAND, Ops.PAD, Ops.SHRINK, Ops.PERMUTE, Ops.FLIP}
 EXPANDABLE = GroupOp.ALU | {Ops.CAST, Ops.BITCAST}          # what tinygrad's ALU rewrites look into
@@ -502,7 +503,7 @@ def with_ownership(buffers: list, created: list | None = None) -> list:
 def fresh_buffer(data, dtype_name: str, shape) -> UOp:
   """A new realized buffer holding `data` (bytes or a buffer of them), shaped: a payload handed back."""
   from tinygrad.tensor import Tensor
-  return Tensor(bytes(data), dtype=getattr(dtypes, dtype_name)).reshape(tuple(shape)).uop
+  return Tensor(bytes(data), dtype=getattr(dtypes, tinygrad_dtype_name(dtype_name))).reshape(tuple(shape)).uop
 
 
 @dataclass

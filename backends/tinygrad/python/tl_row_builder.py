@@ -11,21 +11,24 @@ import textwrap
 import numpy as np
 from tinygrad import Tensor, dtypes, nn
 
+from tl_runtime import tinygrad_dtype_name
+
 def tensor_of(spec):
   if spec["source"] == "python":
     values = np.array(spec["values"]).reshape(spec["shape"]).tolist()
     return values
-  if spec["dtype"] == "bfloat16":
-    # numpy has no bfloat16: float32 values cast in tinygrad (to nearest even). From a list it is
+  dtype = getattr(dtypes, tinygrad_dtype_name(spec["dtype"]))
+  if spec["dtype"] == "bfloat16" or spec["dtype"].startswith("float8"):
+    # numpy has neither: float32 values cast in tinygrad (as tinygrad rounds). From a list it is
     # realized here, before any capture, so it is a realized buffer like any other list tensor.
     array = np.array(spec["values"], dtype=np.float32).reshape(spec["shape"])
     if spec["source"] == "ndarray":
-      return Tensor(array).cast(dtypes.bfloat16)
-    return Tensor(array.tolist(), dtype=dtypes.float32).cast(dtypes.bfloat16).realize()
+      return Tensor(array).cast(dtype)
+    return Tensor(array.tolist(), dtype=dtypes.float32).cast(dtype).realize()
   array = np.array(spec["values"], dtype=spec["dtype"]).reshape(spec["shape"])
   if spec["source"] == "ndarray":
     return Tensor(array)
-  return Tensor(array.tolist(), dtype=getattr(dtypes, spec["dtype"]))
+  return Tensor(array.tolist(), dtype=dtype)
 
 def build(row):
   # A path is bytes: a roster file name that is not UTF-8 still names the file in a traceback.

@@ -42,3 +42,14 @@ def probe(embedded: bool) -> dict:
   if embedded and os.path.commonpath([prefix, info["path"]]) != prefix:
     info["problem"] = f"tinygrad was imported from {info['path']}, outside the venv {prefix}"
   return info
+
+
+# Payload dtype names are numpy's (ml_dtypes' for float8); where tinygrad's `dtypes` attribute is
+# named otherwise, its name.
+_TINYGRAD_DTYPE_NAMES = {"float8_e4m3fn": "fp8e4m3", "float8_e5m2": "fp8e5m2", "float8_e4m3fnuz": "fp8e4m3fnuz",
+                         "float8_e5m2fnuz": "fp8e5m2fnuz"}
+
+
+def tinygrad_dtype_name(payload_dtype: str) -> str:
+  """The name of payload dtype `payload_dtype` among tinygrad's `dtypes` attributes."""
+  return _TINYGRAD_DTYPE_NAMES.get(payload_dtype, payload_dtype)
