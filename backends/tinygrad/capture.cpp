@@ -56,6 +56,18 @@ std::vector<py::object> forward_roots(const TinygradApi& api, const py::object& 
   return roots;
 }
 
+// The device the forward's ops computed on: `runtime_device`, unless an op computed elsewhere (an
+// input made with device="CPU" in a DEV=PYTHON process): then that device, and the trace is
+// audit-only, since a replay on the runtime's device would compute another value.
+std::string computed_on(const GraphWalker& walker, const Trace& trace, const std::string& runtime_device) {
+  for (const Op& op : trace.ops) {
+    if (op.kind != OpKind::Compute) continue;
+    const std::string device = py::str(walker.nodes()[op.index].attr("device")).cast<std::string>();
+    if (device != runtime_device) return device;
+  }
+  return runtime_device;
+}
+
 }  // namespace
 
 Trace capture(const py::object& fn, const py::tuple& args, const TraceOptions& options) {
@@ -81,7 +93,8 @@ Trace capture(const py::object& fn, const py::tuple& args, const TraceOptions& o
     OpPayloads payloads = op_payloads(walker, trace, roots, trace.stats);
     for (Op& op : trace.ops) op.out = std::move(payloads.payloads[op.index]);
     for (const py::object& root : roots) trace.outputs.push_back(walker.index_of(root));
-    if (runtime.device == "PYTHON") trace.live = std::make_shared<TinygradLiveGraph>(walker.nodes(), payloads.live);
+    trace.device = computed_on(walker, trace, runtime.device);
+    if (trace.device == "PYTHON") trace.live = std::make_shared<TinygradLiveGraph>(walker.nodes(), payloads.live);
   });
   return trace;
 }

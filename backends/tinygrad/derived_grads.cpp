@@ -4,6 +4,9 @@
 // touched: no user Tensor gains or changes a .grad.
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
+#include <stdexcept>
+
 #include "backends/tinygrad/evaluation.h"
 #include "backends/tinygrad/live_graph.h"
 #include "backends/tinygrad/python_modules.h"
@@ -24,6 +27,13 @@ py::list output_indices(const Trace& trace) {
 }  // namespace
 
 void TinygradLiveGraph::derive_grads(Trace& trace, const GradOptions& options) const {
+  const bool float_output = std::any_of(trace.outputs.begin(), trace.outputs.end(),
+                                        [&](std::size_t index) { return trace.ops[index].dtype.is_float(); });
+  if (options.loss.empty() && !float_output) {
+    throw std::invalid_argument(
+        "no output is a float, so the default loss (the sum of the float outputs) has no term: give "
+        "GradOptions(loss=...) an expression over `outputs`, or trace without grad_options");
+  }
   with_python_errors([&] {
     py::list targets, inputs;
     for (const Op& op : trace.ops) {

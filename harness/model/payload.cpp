@@ -188,7 +188,8 @@ Comparison compare(const Payload& expected, const Payload& actual, const Toleran
     const double diff = std::fabs(want - got);
     if (!std::isnan(diff)) result.max_abs_diff = std::max(result.max_abs_diff, diff);
     bool close = want == got && std::signbit(want) == std::signbit(got);
-    if (!close && is_float && std::isfinite(diff)) {
+    // Slack is for a tolerant comparison only: an exact one (no slack) tells -0.0 from 0.0.
+    if (!close && is_float && std::isfinite(diff) && tolerance.allows_slack()) {
       const double magnitude = std::max(std::fabs(want), std::fabs(got));
       close = diff <= tolerance.abs || diff <= tolerance.rel * magnitude ||
               diff <= static_cast<double>(tolerance.max_ulps) * ulp(expected.dtype, magnitude);

@@ -32,6 +32,8 @@ struct Tolerance {
   double abs = 0.0;
   // Relative slack, for comparing with decimal literals written in a roster (0 = ulps only).
   double rel = 0.0;
+
+  bool allows_slack() const { return max_ulps != 0 || abs != 0.0 || rel != 0.0; }
 };
 
 struct Comparison {

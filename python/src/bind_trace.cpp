@@ -286,8 +286,10 @@ void bind_trace_class(py::module_& module) {
           },
           py::arg("grad_options") = py::none(),
           "Attaches d loss / d op to every float op (op.grad). grad_options: a GradOptions with "
-          "intermediate_grads=True (default: the sum of the float outputs as loss). An audit-only trace "
-          "refuses with live_payloads_required.")
+          "intermediate_grads=True (default: the sum of the float outputs as loss). Input gradients are "
+          "tinygrad's Tensor.realize(*loss.gradient(*inputs)) after a fresh forward, bit for bit (one "
+          "gradient read alone with .numpy() may round otherwise: tinygrad fuses its view into the kernel). "
+          "An audit-only trace refuses with live_payloads_required.")
       .def(
           "save", [](const Handle& t, const std::string& path, bool with_payloads) { t->snapshot->save(path, with_payloads); },
           py::arg("path"), py::arg("with_payloads") = true, "Writes a .tlspec bundle (directory) at `path`.")

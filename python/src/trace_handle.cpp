@@ -1,5 +1,6 @@
 #include "python/src/trace_handle.h"
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -23,6 +24,26 @@ py::object payload_numpy(const PayloadView& view) {
   const py::object dtype = numpy.attr("dtype")(payload.dtype.name).attr("newbyteorder")("<");
   return numpy.attr("frombuffer")(py::cast(PayloadBytes{view}), py::arg("dtype") = dtype).attr("reshape")(shape);
 }
+
+namespace {
+
+// `given` as a payload of `dtype` when that is bfloat16 or a float8 given as float32 whose every value
+// that dtype holds exactly; `given` otherwise.
+Payload narrowed_if_exact(const Payload& given, const DType& dtype) {
+  const bool numpy_lacks = dtype.name == "bfloat16" || dtype.name.starts_with("float8");
+  if (!numpy_lacks || given.dtype.name != "float32") return given;
+  const std::vector<double> values = given.to_doubles();
+  Payload narrowed = Payload::from_doubles(dtype, given.shape, values);
+  const std::vector<double> back = narrowed.to_doubles();
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const bool same =
+        std::isnan(values[i]) ? std::isnan(back[i]) : back[i] == values[i] && std::signbit(back[i]) == std::signbit(values[i]);
+    if (!same) return given;  // not that dtype's values: the dtype check names the mismatch
+  }
+  return narrowed;
+}
+
+}  // namespace
 
 OpView op_at(const std::shared_ptr<TraceHandle>& trace, const py::handle& key) {
   const Trace& snapshot = *trace->snapshot;
@@ -51,8 +72,17 @@ std::vector<Payload> ground_truth(const Trace& trace, const py::handle& outputs)
     throw py::type_error("outputs must be a list or tuple of the forward's outputs (tensors or arrays)");
   }
   const std::unique_ptr<BackendProtocol> protocol = backends::spec(trace.backend).protocol();
+  const py::module_ numpy = py::module_::import("numpy");
+  const py::tuple numpy_types = py::make_tuple(numpy.attr("ndarray"), numpy.attr("generic"));
   std::vector<Payload> payloads;
-  for (py::handle output : outputs) payloads.push_back(protocol->payload_of(output));
+  for (py::handle output : outputs) {
+    payloads.push_back(protocol->payload_of(output));
+    // numpy has no bfloat16 or float8: tinygrad's .numpy() widens them to float32, exactly. Such an
+    // array is the output's values when every one of them narrows back exactly.
+    const std::size_t k = payloads.size() - 1;
+    if (k < trace.outputs.size() && PyObject_IsInstance(output.ptr(), numpy_types.ptr()) == 1)
+      payloads[k] = narrowed_if_exact(payloads[k], trace.ops[trace.outputs[k]].dtype);
+  }
   return payloads;
 }
 

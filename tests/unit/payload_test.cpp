@@ -56,6 +56,19 @@ TEST(Payload, NanEqualsNanOnlyInTheSamePlace) {
   EXPECT_FALSE(compare(a, b).equal);
 }
 
+// An exact comparison (the default: replay, ground truth, outputs against eager) tells -0.0 from 0.0
+// in every float dtype; a tolerant one (slack for roster literals) lets them pass.
+TEST(Payload, AnExactComparisonTellsNegativeZeroFromZero) {
+  for (const char* name : {"float8_e4m3fn", "float16", "bfloat16", "float32", "float64"}) {
+    const Payload zero = Payload::from_doubles(dtype(name), {2}, {0.0, 1.0});
+    const Payload negative = Payload::from_doubles(dtype(name), {2}, {-0.0, 1.0});
+    const Comparison exact = compare(negative, zero);
+    EXPECT_FALSE(exact.equal) << name;
+    EXPECT_EQ(exact.first_mismatch, 0) << name;
+    EXPECT_TRUE(compare(negative, zero, Tolerance{0, 1e-6, 0.0}).equal) << name;
+  }
+}
+
 TEST(Payload, ShapeAndDtypeMustMatch) {
   const Payload a = Payload::from_doubles(dtype("float32"), {2, 1}, {1, 2});
   const Payload b = Payload::from_doubles(dtype("float32"), {1, 2}, {1, 2});

@@ -1,0 +1,75 @@
+"""Wrong verdicts and untyped errors a held-out corpus of user forwards found (2026-12-04), each as a
+test that failed on the code it was found on and passes now."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tlconform as tl
+
+
+def test_an_exact_comparison_tells_negative_zero_from_zero():
+    """`x.neg()` of 0.0 is -0.0: a ground truth holding +0.0 there is another output (validation
+    passed it, through a zero slack that admitted a zero difference)."""
+    from tinygrad import Tensor
+
+    trace = tl.trace(lambda x: x.neg(), Tensor(np.array([0.0, 1.0], np.float32)), backend="tinygrad")
+    assert trace.output_ops[0].out.tobytes() == np.array([-0.0, -1.0], np.float32).tobytes()
+    assert trace.validate_forward_pass([np.array([-0.0, -1.0], np.float32)]) is True
+    assert trace.validate_forward_pass([np.array([0.0, -1.0], np.float32)]) is False
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "fp8e4m3", "fp8e5m2"])
+def test_numpy_ground_truth_of_a_dtype_numpy_lacks(dtype):
+    """tinygrad's .numpy() widens bfloat16 and float8 to float32: that array is the output's ground
+    truth when its values narrow back exactly; one value off still fails."""
+    from tinygrad import Tensor, dtypes
+
+    x = Tensor([[1.5, -2.25, 3.0]]).cast(getattr(dtypes, dtype))
+    trace = tl.trace(lambda t: t * 2, x, backend="tinygrad")
+    eager = (x * 2).numpy()
+    assert eager.dtype == np.float32
+    assert trace.validate_forward_pass([eager]) is True
+    assert trace.validate_forward_pass([trace.output_ops[0].out.numpy()]) is True
+    off = eager.copy()
+    off[0, 0] = 2.0
+    assert trace.validate_forward_pass([off]) is False
+    between = eager.copy()
+    between[0, 0] = np.nextafter(np.float32(3.0), np.float32(4.0))  # no value of the dtype: stays float32
+    assert trace.validate_forward_pass([between]) is False
+
+
+def test_an_input_on_another_device_makes_an_audit_only_trace():
+    """An input made with device="CPU" in a DEV=PYTHON process computes on CPU: a replay on PYTHON
+    would compute another value (it failed a correct trace), and derived gradients crashed untyped.
+    The trace records CPU and refuses both with live_payloads_required."""
+    from tinygrad import Tensor
+
+    f = lambda t: (t * 3).exp()  # noqa: E731
+    x = np.array([1.0, -2.0, 3.0], np.float32)
+    trace = tl.trace(f, Tensor(x, device="CPU"), backend="tinygrad")
+    assert trace.device == "CPU" and trace.has_live_payloads is False
+    assert trace.output_ops[0].out.tobytes() == f(Tensor(x, device="CPU")).numpy().tobytes()
+    with pytest.raises(tl.errors.BackendUnsupportedError) as refused:
+        trace.validate_forward_pass([f(Tensor(x, device="CPU"))])
+    assert refused.value.code == "live_payloads_required"
+    with pytest.raises(tl.errors.BackendUnsupportedError) as refused:
+        tl.trace(f, Tensor(x, device="CPU"), backend="tinygrad", grad_options=tl.options.GradOptions(intermediate_grads=True))
+    assert refused.value.code == "live_payloads_required"
+    # The same forward on the process's device keeps its live payloads.
+    assert tl.trace(f, Tensor(x), backend="tinygrad").has_live_payloads is True
+
+
+def test_gradients_of_a_forward_without_a_float_output_ask_for_a_loss():
+    """`x.argmax(-1)` has no float output to sum into the default loss: a ValueError that says what
+    to give, not an error attributed to the forward; a loss expression works."""
+    from tinygrad import Tensor
+
+    x = Tensor(np.random.default_rng(0).uniform(-2, 2, (2, 4)).astype(np.float32))
+    with pytest.raises(ValueError, match="GradOptions\\(loss=...\\)") as raised:
+        tl.trace(lambda t: t.argmax(-1), x, backend="tinygrad", grad_options=tl.options.GradOptions(intermediate_grads=True))
+    assert not isinstance(raised.value, tl.errors.PythonError)
+    trace = tl.trace(lambda t: (t.argmax(-1), t.max(-1)), x, backend="tinygrad",
+                     grad_options=tl.options.GradOptions(intermediate_grads=True, loss="outputs[1].sum()"))
+    assert trace.input_ops[0].grad is not None
