@@ -73,3 +73,33 @@ def test_gradients_of_a_forward_without_a_float_output_ask_for_a_loss():
     trace = tl.trace(lambda t: (t.argmax(-1), t.max(-1)), x, backend="tinygrad",
                      grad_options=tl.options.GradOptions(intermediate_grads=True, loss="outputs[1].sum()"))
     assert trace.input_ops[0].grad is not None
+
+
+def test_a_lazily_initialized_embedding_looked_up_with_arange_replays():
+    """A GPT position embedding: a default-init (lazily random) nn.Embedding looked up with
+    Tensor.arange, then summed. The capture computes the lookup with the weight's random expression
+    inlined, as tinygrad computes the tensor read on its own; the replay read the weight as eager
+    realized it, so tinygrad fused the lookup into the sum and summed in another order (a correct
+    trace failed). The replay now recomputes the weight from the RNG state the capture read."""
+    from tinygrad import Tensor, nn
+
+    x = np.random.default_rng(1).uniform(-2, 2, (1, 5)).astype(np.float32)
+
+    def model():
+        Tensor.manual_seed(14)
+        position = nn.Embedding(5, 8)
+        return lambda t: position(Tensor.arange(5)).sum(-1) * t
+
+    traced, twin = model(), model()
+    trace = tl.trace(traced, Tensor(x), backend="tinygrad")
+    eager = twin(Tensor(x))
+    assert trace.output_ops[0].out.tobytes() == eager.numpy().tobytes()
+    status = tl.backends.spec("tinygrad").protocol().validate(trace, [eager])
+    assert str(status.state).endswith("passed"), status.message
+    # What the capture saved for the lookup's sum is that tensor read on its own, after the forward.
+    (summed,) = [op for op in trace.ops if op.label == "sum.reduce:1"]
+    Tensor.manual_seed(14)
+    alone = nn.Embedding(5, 8)(Tensor.arange(5)).sum(-1).numpy()
+    assert summed.out.numpy().reshape(-1).tobytes() == alone.reshape(-1).tobytes()
+    # The model afterwards is the one eager leaves: a second call of each agrees.
+    assert traced(Tensor(x)).numpy().tobytes() == twin(Tensor(x)).numpy().tobytes()

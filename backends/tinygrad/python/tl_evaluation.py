@@ -37,7 +37,7 @@ from tinygrad.uop.decompositions import get_late_rewrite_patterns
 from tinygrad.uop.ops import GroupOp, Ops, UOp, graph_rewrite
 from tinygrad.uop.symbolic import sym, symbolic_simple
 
-from tl_buffer_write import without_writes
+from tl_buffer_write import is_buffer_write, without_writes
 from tl_runtime import tinygrad_dtype_name
 
 VIEWS = {Ops.RESHAPE, Ops.EXPAND, Ops.PAD, Ops.SHRINK, Ops.PERMUTE, Ops.FLIP}
@@ -500,22 +500,27 @@ def with_ownership(buffers: list, created: list | None = None) -> list:
   return [(b, id(b) in mine and id(b) not in foreign and last[id(b)] == i) for i, b in enumerate(buffers)]
 
 
-def fresh_buffer(data, dtype_name: str, shape) -> UOp:
-  """A new realized buffer holding `data` (bytes or a buffer of them), shaped: a payload handed back."""
+def fresh_buffer(data, dtype, shape) -> UOp:
+  """A new realized buffer holding `data` (bytes or a buffer of them), shaped: a payload handed back
+  (`dtype` a payload dtype's name) or a buffer's saved bytes (`dtype` tinygrad's)."""
   from tinygrad.tensor import Tensor
-  return Tensor(bytes(data), dtype=getattr(dtypes, tinygrad_dtype_name(dtype_name))).reshape(tuple(shape)).uop
+  dtype = getattr(dtypes, tinygrad_dtype_name(dtype)) if isinstance(dtype, str) else dtype
+  return Tensor(bytes(data), dtype=dtype).reshape(tuple(shape)).uop
 
 
 @dataclass
 class Live:
   """What a live trace keeps from its capture: each op's node, the forward's outputs, the capture's
   plan (so a replay builds each op as the capture did), the requested nodes, and eager's map (the
-  realized parts of lazy weights, read where a replay or a gradient inlines a weight)."""
+  realized parts of lazy weights, read where a gradient inlines a weight), and the buffers the
+  forward writes (the RNG counter, a cache) as they were before the capture's evaluation wrote them:
+  a replay recomputes a lazy weight from them as the capture's requests did."""
   nodes: list
   roots: list
   plan: Plan
   requested: set
   eager_map: dict
+  written_before: dict = field(default_factory=dict)  # written BUFFER node -> (bytes, dtype, shape)
   index: dict = field(default_factory=dict)
 
   def __post_init__(self):
@@ -528,14 +533,16 @@ class Live:
             and not any(s in self.index for s in u.src))
 
   def over_payloads(self, u: UOp, payload: Callable, given: dict | None = None) -> UOp:
-    """u's graph with each data leaf read from `payload(op index)`, what no op stands for as eager
-    left it (`realized`), the `given` nodes replaced, and writes read as values: u recomputed from the
-    trace's leaves."""
+    """u's graph with each data leaf read from `payload(op index)`, each buffer the forward writes as
+    it was before the capture wrote it, the `given` nodes replaced, and writes read as values: u
+    recomputed from the trace's leaves as the capture's request computed it (a lazy weight's random
+    expression inlined, as tinygrad fuses it where that weight is read; reading eager's realized
+    weight instead would let tinygrad fuse, and sum, otherwise)."""
     subs = dict(given or {})
     for n in u.toposort(gate=lambda x: x not in subs):
       if n in subs: continue
       if self.data_leaf(n): subs[n] = payload(self.index[n])
-      elif n not in self.index and n in self.eager_map: subs[n] = self.eager_map[n]
+      elif n in self.written_before: subs[n] = fresh_buffer(*self.written_before[n])
     return without_writes(u.substitute(subs, walk=True) if subs else u)
 
   def realized(self, u: UOp) -> UOp:
@@ -604,6 +611,12 @@ def _capture(nodes, requested_mask, roots, apply_map) -> Captured:
     if u in eager_map: return eager_map[u].base.buffer
     return u.base.buffer if u.has_buffer_identity() and u.base.op is Ops.BUFFER else None
 
+  # The buffers the forward writes, as the requests read them (eager's schedule, last, writes them).
+  written_before = {}
+  for u in UOp.sink(*roots, *requested).toposort():
+    if is_buffer_write(u) and u.src[0].op is Ops.BUFFER and u.src[0].buffer.is_allocated():
+      buffer = u.src[0]
+      written_before[buffer] = (bytes(buffer.buffer.as_memoryview()), buffer.dtype, buffer.shape)
   before: dict[UOp, bytes] = {}
   from_eager: set = set()
   for u in requested:
@@ -630,26 +643,24 @@ def _capture(nodes, requested_mask, roots, apply_map) -> Captured:
     values.append(value)
     created.append(made)
   owned = [free for _, free in with_ownership(values, created)]
-  live = Live(list(nodes), list(roots), plan, wanted, eager_map)
+  live = Live(list(nodes), list(roots), plan, wanted, eager_map, written_before)
   return Captured(values, owned, [eager_value(u) for u in roots], kernels, live)
 
 
 def rebuilt(live: Live, payloads: list, replacements: dict | None = None, frozen: set | None = None) -> dict:
   """Each op's node as it stood when captured, rebuilt over buffers of the saved payloads: every op
   that holds data (an input, a buffer constant), every replaced op and every `frozen` op reads a fresh
-  buffer; what no op stands for (a lazy weight's parts) is what eager realized of it; writes are read
-  as values. `payloads[i]` (and a replacement) is (data, dtype name, shape). Returns node -> rebuilt."""
+  buffer; what no op stands for (a lazy weight's parts) is its expression, over the buffers the
+  forward writes as they were before the capture wrote them (as the capture's requests and a tensor
+  read on its own after the forward compute it); writes are read as values. `payloads[i]` (and a
+  replacement) is (data, dtype name, shape). Returns node -> rebuilt."""
   subs: dict[UOp, UOp] = {}
   replacements, frozen = replacements or {}, frozen or set()
   for i, u in enumerate(live.nodes):
     if i in replacements: subs[u] = fresh_buffer(*replacements[i])
     elif (i in frozen or live.data_leaf(u)) and payloads[i] is not None: subs[u] = fresh_buffer(*payloads[i])
-  # A node eager realized that lies below a replaced op must be recomputed, not read from eager.
-  replaced = {live.nodes[i] for i in replacements}
-  for key, value in live.eager_map.items():
-    if key in subs or key in live.index: continue
-    if replaced and any(n in replaced for n in key.toposort()): continue
-    subs[key] = value
+  for buffer, saved in live.written_before.items():
+    if buffer not in subs: subs[buffer] = fresh_buffer(*saved)
   sink = without_writes(UOp.sink(*live.nodes).substitute(subs))
   return dict(zip(live.nodes, sink.src))
 
