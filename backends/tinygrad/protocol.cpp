@@ -34,11 +34,11 @@ py::dict probes() { return backend_module("tl_probes").attr("__dict__"); }
 Payload payload_of(const py::object& tensor) {
   Payload payload{payload_dtype(tensor.attr("dtype")), {}, {}};
   for (py::handle dim : tensor.attr("shape")) payload.shape.push_back(dim.cast<std::int64_t>());
-  // numpy has no bfloat16 or float8 (tinygrad's .numpy() widens them to float32): read their bits.
+  // A dtype numpy lacks is read as its bits, an unsigned integer of its size.
   const py::object dtypes = py::module_::import("tinygrad").attr("dtypes");
-  const py::object readable = payload.dtype.name == "bfloat16"           ? tensor.attr("bitcast")(dtypes.attr("uint16"))
-                              : payload.dtype.name.starts_with("float8") ? tensor.attr("bitcast")(dtypes.attr("uint8"))
-                                                                         : tensor;
+  const py::object readable = payload.dtype.numpy_lacks()
+                                  ? tensor.attr("bitcast")(dtypes.attr(payload.dtype.itemsize == 2 ? "uint16" : "uint8"))
+                                  : tensor;
   const py::bytes bytes = py::module_::import("numpy").attr("ascontiguousarray")(readable.attr("numpy")()).attr("tobytes")();
   const std::string data = bytes;
   payload.bytes.assign(data.begin(), data.end());

@@ -18,6 +18,8 @@ struct DType {
   int fraction_bits = 0;  // a float's stored fraction bits (its epsilon is 2^-fraction_bits); 0 otherwise
 
   bool is_float() const { return kind == DTypeKind::Float; }
+  // numpy has no bfloat16 or float8: tinygrad's .numpy() widens them to float32.
+  bool numpy_lacks() const { return name == "bfloat16" || name.starts_with("float8"); }
   bool operator==(const DType&) const = default;
 };
 

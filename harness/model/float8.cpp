@@ -39,21 +39,20 @@ std::uint8_t double_to_float8(double value, const Float8Format& format) {
     return static_cast<std::uint8_t>(sign | 0x7f);
   }
   const double magnitude = std::fabs(value);
-  std::uint8_t code = format.max_finite;  // far past the largest finite: saturated
-  if (magnitude < 1024.0 * std::ldexp(1.0, (1 << (7 - format.mantissa_bits)) - format.bias)) {
-    int exponent = 0;
-    std::frexp(magnitude, &exponent);  // magnitude in [2^(exponent-1), 2^exponent)
-    // The grid spacing at this magnitude (fixed below the smallest normal); the quotient is exact.
-    const int kept = std::max(exponent - 1, 1 - format.bias);
-    const double steps = std::ldexp(magnitude, format.mantissa_bits - kept);
-    double rounded = std::floor(steps);
-    const double remainder = steps - rounded;
-    if (remainder > 0.5 || (remainder == 0.5 && std::fmod(rounded, 2.0) != 0.0)) rounded += 1.0;
-    // A normal's significand carries its hidden bit into the exponent field, a subnormal's is the
-    // field (and a carry out of it the smallest normal): one addition encodes both.
-    const long encoded = ((static_cast<long>(kept) + format.bias - 1) << format.mantissa_bits) + static_cast<long>(rounded);
-    code = magnitude == 0.0 ? 0 : static_cast<std::uint8_t>(std::min<long>(encoded, format.max_finite));
-  }
+  int exponent = 0;
+  std::frexp(magnitude, &exponent);  // magnitude in [2^(exponent-1), 2^exponent)
+  // The grid spacing at this magnitude (fixed below the smallest normal); the quotient is exact and
+  // at most 2^(m+1), whatever the magnitude.
+  const int kept = std::max(exponent - 1, 1 - format.bias);
+  const double steps = std::ldexp(magnitude, format.mantissa_bits - kept);
+  double rounded = std::floor(steps);
+  const double remainder = steps - rounded;
+  if (remainder > 0.5 || (remainder == 0.5 && std::fmod(rounded, 2.0) != 0.0)) rounded += 1.0;
+  // A normal's significand carries its hidden bit into the exponent field, a subnormal's is the
+  // field (and a carry out of it the smallest normal): one addition encodes both. Past the largest
+  // finite, saturated.
+  const long encoded = ((static_cast<long>(kept) + format.bias - 1) << format.mantissa_bits) + static_cast<long>(rounded);
+  const auto code = magnitude == 0.0 ? std::uint8_t{0} : static_cast<std::uint8_t>(std::min<long>(encoded, format.max_finite));
   if (format.fnuz && code == 0) return 0;  // no negative zero
   return static_cast<std::uint8_t>(sign | code);
 }

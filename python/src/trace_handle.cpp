@@ -1,6 +1,5 @@
 #include "python/src/trace_handle.h"
 
-#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -15,8 +14,8 @@ py::object payload_numpy(const PayloadView& view) {
   const Payload& payload = *view.payload;
   py::tuple shape(payload.shape.size());
   for (std::size_t i = 0; i < payload.shape.size(); ++i) shape[i] = py::int_(payload.shape[i]);
-  if (payload.dtype.name == "bfloat16" || payload.dtype.name.starts_with("float8")) {
-    // numpy has neither: widen (exactly) to float32, as tinygrad's Tensor.numpy() does.
+  if (payload.dtype.numpy_lacks()) {
+    // widened (exactly) to float32, as tinygrad's Tensor.numpy() does
     const std::vector<double> values = payload.to_doubles();
     return numpy.attr("array")(py::cast(values), py::arg("dtype") = "float32").attr("reshape")(shape);
   }
@@ -30,17 +29,11 @@ namespace {
 // `given` as a payload of `dtype` when that is bfloat16 or a float8 given as float32 whose every value
 // that dtype holds exactly; `given` otherwise.
 Payload narrowed_if_exact(const Payload& given, const DType& dtype) {
-  const bool numpy_lacks = dtype.name == "bfloat16" || dtype.name.starts_with("float8");
-  if (!numpy_lacks || given.dtype.name != "float32") return given;
-  const std::vector<double> values = given.to_doubles();
-  Payload narrowed = Payload::from_doubles(dtype, given.shape, values);
-  const std::vector<double> back = narrowed.to_doubles();
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    const bool same =
-        std::isnan(values[i]) ? std::isnan(back[i]) : back[i] == values[i] && std::signbit(back[i]) == std::signbit(values[i]);
-    if (!same) return given;  // not that dtype's values: the dtype check names the mismatch
-  }
-  return narrowed;
+  if (!dtype.numpy_lacks() || given.dtype.name != "float32") return given;
+  Payload narrowed = Payload::from_doubles(dtype, given.shape, given.to_doubles());
+  const Payload widened_back = Payload::from_doubles(given.dtype, given.shape, narrowed.to_doubles());
+  // not that dtype's values: the dtype check names the mismatch
+  return compare(given, widened_back).equal ? narrowed : given;
 }
 
 }  // namespace

@@ -17,16 +17,16 @@ import tlconform as tl
 NOT_A_TENSOR_DTYPE = {"weakint"}
 
 
-def _floats():
-    from tinygrad import dtypes
-
-    return dtypes.floats
-
-
 def tensor_dtypes():
     from tinygrad import dtypes
 
     return [d for d in dtypes.all if d.name not in NOT_A_TENSOR_DTYPE]
+
+
+def float_dtypes():
+    from tinygrad import dtypes
+
+    return [d for d in tensor_dtypes() if dtypes.is_float(d)]
 
 
 def sample(dtype, seed: int):
@@ -85,7 +85,7 @@ def test_every_dtype_captures_eagers_bits_and_validates(dtype, forward, tmp_path
     assert [op.out.tobytes() for op in loaded.ops] == [op.out.tobytes() for op in trace.ops]
 
 
-@pytest.mark.parametrize("dtype", [d for d in tensor_dtypes() if d.name not in ("bool",) and d in _floats()], ids=lambda d: d.name)
+@pytest.mark.parametrize("dtype", float_dtypes(), ids=lambda d: d.name)
 def test_a_float_dtypes_derived_input_gradient_is_tinygrads_autograd(dtype):
     fn = lambda x, y: ((x * y).relu() + x).sum(axis=0)  # noqa: E731
     x, y, twin_x, twin_y = sample(dtype, 1), sample(dtype, 2), sample(dtype, 1), sample(dtype, 2)

@@ -511,10 +511,10 @@ def fresh_buffer(data, dtype, shape) -> UOp:
 @dataclass
 class Live:
   """What a live trace keeps from its capture: each op's node, the forward's outputs, the capture's
-  plan (so a replay builds each op as the capture did), the requested nodes, and eager's map (the
-  realized parts of lazy weights, read where a gradient inlines a weight), and the buffers the
-  forward writes (the RNG counter, a cache) as they were before the capture's evaluation wrote them:
-  a replay recomputes a lazy weight from them as the capture's requests did."""
+  plan (so a replay builds each op as the capture did), the requested nodes, eager's map (what
+  eager's schedule realized: the outputs' replay reads it), and the buffers the forward writes (the
+  RNG counter, a cache) as they were before the capture's evaluation wrote them: a replay or a
+  gradient recomputes a lazy weight from them as the capture's requests did."""
   nodes: list
   roots: list
   plan: Plan
@@ -532,17 +532,19 @@ class Live:
     return (u in self.index and u.base.op in (Ops.BUFFER, Ops.COPY) and not self.plan.constish.get(u, False)
             and not any(s in self.index for s in u.src))
 
+  def state_before(self) -> dict:
+    """Fresh buffers of the written buffers as they were before the capture wrote them."""
+    return {buffer: fresh_buffer(*saved) for buffer, saved in self.written_before.items()}
+
   def over_payloads(self, u: UOp, payload: Callable, given: dict | None = None) -> UOp:
     """u's graph with each data leaf read from `payload(op index)`, each buffer the forward writes as
     it was before the capture wrote it, the `given` nodes replaced, and writes read as values: u
     recomputed from the trace's leaves as the capture's request computed it (a lazy weight's random
     expression inlined, as tinygrad fuses it where that weight is read; reading eager's realized
     weight instead would let tinygrad fuse, and sum, otherwise)."""
-    subs = dict(given or {})
+    subs = {**self.state_before(), **(given or {})}
     for n in u.toposort(gate=lambda x: x not in subs):
-      if n in subs: continue
-      if self.data_leaf(n): subs[n] = payload(self.index[n])
-      elif n in self.written_before: subs[n] = fresh_buffer(*self.written_before[n])
+      if n not in subs and self.data_leaf(n): subs[n] = payload(self.index[n])
     return without_writes(u.substitute(subs, walk=True) if subs else u)
 
   def realized(self, u: UOp) -> UOp:
@@ -659,8 +661,7 @@ def rebuilt(live: Live, payloads: list, replacements: dict | None = None, frozen
   for i, u in enumerate(live.nodes):
     if i in replacements: subs[u] = fresh_buffer(*replacements[i])
     elif (i in frozen or live.data_leaf(u)) and payloads[i] is not None: subs[u] = fresh_buffer(*payloads[i])
-  for buffer, saved in live.written_before.items():
-    if buffer not in subs: subs[buffer] = fresh_buffer(*saved)
+  subs = {**live.state_before(), **subs}
   sink = without_writes(UOp.sink(*live.nodes).substitute(subs))
   return dict(zip(live.nodes, sink.src))
 

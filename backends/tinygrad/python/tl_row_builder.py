@@ -18,7 +18,7 @@ def tensor_of(spec):
     values = np.array(spec["values"]).reshape(spec["shape"]).tolist()
     return values
   dtype = getattr(dtypes, tinygrad_dtype_name(spec["dtype"]))
-  if spec["dtype"] == "bfloat16" or spec["dtype"].startswith("float8"):
+  if dtype == dtypes.bfloat16 or dtype in dtypes.fp8s:
     # numpy has neither: float32 values cast in tinygrad (as tinygrad rounds). From a list it is
     # realized here, before any capture, so it is a realized buffer like any other list tensor.
     array = np.array(spec["values"], dtype=np.float32).reshape(spec["shape"])
