@@ -16,8 +16,14 @@ value:
   which nodes tinygrad realizes around it depends on everything below it, so a REDUCE (and an
   output) is requested *faithfully*: its whole graph as it is, in a schedule of its own that shares
   no node with another request, so tinygrad computes it exactly as it would alone.
+* a reduction over a lazily random weight (its graph writes the RNG counter) is fused with the
+  weight's expression, and two reductions without a broadcast between them share a kernel; tinygrad
+  picks such a kernel's summation order from everything fused into it: every node of that region
+  (up to where tinygrad realizes) is requested faithfully too.
 * tinygrad realizes a node whose region holds a reduction where it is broadcast (EXPAND) into a
   consumer; such edges are cut everywhere, as tinygrad cuts them.
+* a CONTIGUOUS (a random weight's bits) is a buffer of its own wherever tinygrad reads it: computed
+  once, every request reads it.
 
 Nodes a graph holds but a trace does not (the internals of a lazy weight) are inlined, never cut.
 """
@@ -243,6 +249,9 @@ def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, 
   topo = [u for u in UOp.sink(*nodes).toposort() if u.op is not Ops.SINK]
   constish: dict[UOp, bool] = {}
   reduce_region: dict[UOp, bool] = {}
+  writes: dict[UOp, bool] = {}              # u's graph writes a buffer (a lazy random weight's RNG counter)
+  region_reduces: dict[UOp, frozenset] = {}  # the reductions of u's fused region (two at most: enough to tell)
+  reorders: dict[UOp, bool] = {}             # u's fused region sums in an order of its own (see below)
   consumers: dict[UOp, list] = {}  # base -> (consumer, the view chain it reads the base through)
   for u in topo:
     constish[u] = is_meta(u) or u.op in CONST_LEAVES or (
@@ -250,6 +259,11 @@ def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, 
     # a view chain that broadcasts ends the region below it: tinygrad realizes there
     reduce_region[u] = u.op is Ops.REDUCE or (u.op in CHAINABLE and any(
       reduce_region.get(view_base(s), False) and not expanding(s) for s in u.src if not is_meta(s)))
+    writes[u] = u.op is Ops.AFTER or any(writes[s] for s in u.src)
+    fused = [view_base(s) for s in u.src if not is_meta(s) and not expanding(s)] if u.op in CHAINABLE else []
+    reduces = frozenset({u} if u.op is Ops.REDUCE else ()).union(*(region_reduces.get(s, frozenset()) for s in fused))
+    region_reduces[u] = frozenset(list(reduces)[:2])
+    reorders[u] = (u.op is Ops.REDUCE and writes[u]) or len(reduces) >= 2 or any(reorders.get(s, False) for s in fused)
     if u.op in CHAINABLE:
       for s in dict.fromkeys(u.src):
         if not is_meta(s): consumers.setdefault(view_base(s), []).append((u, s))
@@ -257,7 +271,10 @@ def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, 
   if not exact:
     return Plan(topo, set(), constish, reduce_region, planner.native, every_edge=True)
   plan = Plan(topo, planner.plan(topo), constish, reduce_region, planner.native)
-  plan.faithful = {u for u in topo if u.op is Ops.REDUCE} | set(faithful)
+  # A reduction tinygrad fuses with a lazy random weight's expression, or with another reduction, is
+  # summed in an order it picks from the whole kernel, everything fused after it included: what
+  # follows it up to where tinygrad realizes is computed as it is alone, never over its buffer.
+  plan.faithful = {u for u in topo if u.op is Ops.REDUCE or reorders[u]} | set(faithful)
 
   def indexes_as_elementwise(consumer, chain):
     views_ok = all(squeezes_only(v) for v in _chain(chain))
@@ -522,6 +539,7 @@ class Live:
   eager_map: dict
   written_before: dict = field(default_factory=dict)  # written BUFFER node -> (bytes, dtype, shape)
   index: dict = field(default_factory=dict)
+  _bits: dict | None = None
 
   def __post_init__(self):
     self.index = {u: i for i, u in enumerate(self.nodes)}
@@ -536,13 +554,40 @@ class Live:
     """Fresh buffers of the written buffers as they were before the capture wrote them."""
     return {buffer: fresh_buffer(*saved) for buffer, saved in self.written_before.items()}
 
+  def lazy_bits(self) -> dict:
+    """Each lazy weight's random bits (a CONTIGUOUS no op stands for, over the buffers the forward
+    writes), computed once, over the before-state: node -> (bytes, dtype, shape). tinygrad realizes a
+    CONTIGUOUS into a buffer of its own wherever it is read, so a graph that reads a fresh buffer of
+    these bytes instead computes what it would, without computing the bits again (the threefry of a
+    64x64 weight costs as much as a matmul on DEV=PYTHON)."""
+    if self._bits is None:
+      written, reads_written, found = set(self.written_before), {}, []
+      for u in UOp.sink(*self.nodes).toposort():
+        reads_written[u] = u in written or any(reads_written[s] for s in u.src)
+        if u.op is Ops.CONTIGUOUS and u not in self.index and reads_written[u] and 0 not in u.shape: found.append(u)
+      self._bits = {}
+      if found:
+        state = self.state_before()
+        requests = Requests()
+        sinks = [without_writes(u.substitute(state, walk=True)) for u in found]
+        for sink in sinks: requests.add(sink, private=False)
+        run(requests.finish())
+        for u, sink in zip(found, sinks):
+          self._bits[u] = (bytes(requests.buffer(sink).as_memoryview()), u.dtype, u.shape)
+    return self._bits
+
+  def before_forward(self) -> dict:
+    """What every rebuilt graph reads in place of the forward's state: fresh buffers of the written
+    buffers as they were before the capture wrote them, and of the lazy weights' random bits."""
+    return {**self.state_before(), **{u: fresh_buffer(*bits) for u, bits in self.lazy_bits().items()}}
+
   def over_payloads(self, u: UOp, payload: Callable, given: dict | None = None) -> UOp:
     """u's graph with each data leaf read from `payload(op index)`, each buffer the forward writes as
     it was before the capture wrote it, the `given` nodes replaced, and writes read as values: u
     recomputed from the trace's leaves as the capture's request computed it (a lazy weight's random
     expression inlined, as tinygrad fuses it where that weight is read; reading eager's realized
     weight instead would let tinygrad fuse, and sum, otherwise)."""
-    subs = {**self.state_before(), **(given or {})}
+    subs = {**self.before_forward(), **(given or {})}
     for n in u.toposort(gate=lambda x: x not in subs):
       if n not in subs and self.data_leaf(n): subs[n] = payload(self.index[n])
     return without_writes(u.substitute(subs, walk=True) if subs else u)
@@ -590,7 +635,12 @@ def _capture(nodes, requested_mask, roots, apply_map) -> Captured:
   leaves: dict[UOp, UOp] = {}
 
   def leaf(u):  # the graph as it is, its writes read as values: the writes run once, in eager's schedule
-    if u not in leaves: leaves[u] = without_writes(u)
+    if u not in leaves:
+      leaves[u] = without_writes(u)
+      if u.op is Ops.CONTIGUOUS and 0 not in u.shape:
+        # tinygrad realizes a CONTIGUOUS into a buffer of its own wherever it is read (a random weight's
+        # bits): computed once, every request reads that buffer, as each would alone
+        requests.add(leaves[u], private=False)
     return leaves[u]
 
   builder = Builder(plan, frontier=lambda u: request(u) if u in wanted else None, leaf=leaf,
@@ -661,7 +711,7 @@ def rebuilt(live: Live, payloads: list, replacements: dict | None = None, frozen
   for i, u in enumerate(live.nodes):
     if i in replacements: subs[u] = fresh_buffer(*replacements[i])
     elif (i in frozen or live.data_leaf(u)) and payloads[i] is not None: subs[u] = fresh_buffer(*payloads[i])
-  subs = {**live.state_before(), **subs}
+  subs = {**live.before_forward(), **subs}
   sink = without_writes(UOp.sink(*live.nodes).substitute(subs))
   return dict(zip(live.nodes, sink.src))
 
