@@ -37,6 +37,14 @@ py::dict tensor_input_positions(const TinygradApi& api, const py::tuple& args) {
   return input_positions;
 }
 
+// Each Tensor argument's UOp, in argument order. One the forward never read is an input op all the
+// same (with no consumer; its gradient is zero), so input_ops()[k] is the k-th Tensor argument's.
+std::vector<py::object> input_uops(const py::dict& input_positions) {
+  std::vector<py::object> uops;
+  for (const auto item : input_positions) uops.push_back(py::reinterpret_borrow<py::object>(item.first));
+  return uops;
+}
+
 // Everything a live Tensor holds before the forward is an input or a closure constant.
 py::set preexisting_uops(const TinygradApi& api) {
   py::set preexisting;
@@ -87,6 +95,7 @@ Trace capture(const py::object& fn, const py::tuple& args, const TraceOptions& o
     const std::vector<py::object> roots = inline_function_calls(api, forward_roots(api, fn, args));
     GraphWalker walker(api, std::move(input_positions), std::move(preexisting));
     walker.walk(roots);
+    walker.walk(input_uops(walker.input_positions()));
     record_ops(walker, options, trace);
     refuse_oversized_payloads(trace);
     refuse_unrealizable_constants(walker.nodes(), trace, runtime.device);

@@ -161,7 +161,7 @@ void record_ops(const GraphWalker& walker, const TraceOptions& options, Trace& t
                          .module = module,
                          .call_site = call_site});
   }
-  // Inputs by argument position; an input the forward never read is not in the graph.
+  // Inputs by argument position (the capture walks every input, read or not).
   for (const auto& [position, op] : input_ops) trace.inputs.push_back(op);
 }
 

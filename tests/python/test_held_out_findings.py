@@ -103,3 +103,20 @@ def test_a_lazily_initialized_embedding_looked_up_with_arange_replays():
     assert summed.out.numpy().reshape(-1).tobytes() == alone.reshape(-1).tobytes()
     # The model afterwards is the one eager leaves: a second call of each agrees.
     assert traced(Tensor(x)).numpy().tobytes() == twin(Tensor(x)).numpy().tobytes()
+
+
+def test_an_input_the_forward_never_reads_is_an_input_op():
+    """input_ops[k] is the k-th Tensor argument's, read or not: an unread argument had no op, so for
+    `lambda x, y: y * 2` input_ops[0] was y's. Its derived gradient is autograd's (zeros)."""
+    from tinygrad import Tensor
+
+    f = lambda x, y: y * 2  # noqa: E731
+    x, y = Tensor([1.0, 2.0]), Tensor([3.0, 4.0])
+    trace = tl.trace(f, x, y, backend="tinygrad", grad_options=tl.options.GradOptions(intermediate_grads=True))
+    assert [op.label for op in trace.input_ops] == ["input0:0", "input1:0"]
+    assert trace.input_ops[0].out.numpy().tolist() == [1.0, 2.0]
+    assert trace.input_ops[1].out.numpy().tolist() == [3.0, 4.0]
+    grad_x, grad_y = f(x, y).sum().gradient(x, y)
+    assert trace.input_ops[0].grad.numpy().tobytes() == grad_x.numpy().tobytes()
+    assert trace.input_ops[1].grad.numpy().tobytes() == grad_y.numpy().tobytes()
+    assert trace.validate_forward_pass([f(x, y)]) is True
