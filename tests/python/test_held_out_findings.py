@@ -120,3 +120,17 @@ def test_an_input_the_forward_never_reads_is_an_input_op():
     assert trace.input_ops[0].grad.numpy().tobytes() == grad_x.numpy().tobytes()
     assert trace.input_ops[1].grad.numpy().tobytes() == grad_y.numpy().tobytes()
     assert trace.validate_forward_pass([f(x, y)]) is True
+
+
+def test_a_replay_reads_one_buffer_per_op_within_a_job():
+    """qr of a 6x6 matrix: a replay job that inlines a reduction read a fresh buffer per read of an
+    op, so two reads of one op were two nodes and tinygrad split the kernels otherwise than the
+    capture did: a product the capture's kernel folded to +0.0 (where(c, x, 0) * y) replayed as -0.0,
+    and validation failed a correct trace (qr.mul:27)."""
+    from tinygrad import Tensor
+
+    x = Tensor(np.random.default_rng(30).uniform(-2, 2, (6, 6)).astype(np.float32))
+    trace = tl.trace(lambda t: t.qr(), x, backend="tinygrad")
+    q, r = x.qr()
+    assert trace.validate_forward_pass([q, r]) is True
+    assert trace.validate_forward_pass([q, r + 1e-3]) is False

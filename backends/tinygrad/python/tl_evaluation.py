@@ -581,13 +581,14 @@ class Live:
     buffers as they were before the capture wrote them, and of the lazy weights' random bits."""
     return {**self.state_before(), **{u: fresh_buffer(*bits) for u, bits in self.lazy_bits().items()}}
 
-  def over_payloads(self, u: UOp, payload: Callable, given: dict | None = None) -> UOp:
+  def over_payloads(self, u: UOp, payload: Callable, given: dict | None = None, state: dict | None = None) -> UOp:
     """u's graph with each data leaf read from `payload(op index)`, each buffer the forward writes as
     it was before the capture wrote it, the `given` nodes replaced, and writes read as values: u
     recomputed from the trace's leaves as the capture's request computed it (a lazy weight's random
     expression inlined, as tinygrad fuses it where that weight is read; reading eager's realized
-    weight instead would let tinygrad fuse, and sum, otherwise)."""
-    subs = {**self.before_forward(), **(given or {})}
+    weight instead would let tinygrad fuse, and sum, otherwise). `state`: what before_forward() gave
+    for another graph this one is scheduled with (default: fresh buffers of its own)."""
+    subs = {**(self.before_forward() if state is None else state), **(given or {})}
     for n in u.toposort(gate=lambda x: x not in subs):
       if n not in subs and self.data_leaf(n): subs[n] = payload(self.index[n])
     return without_writes(u.substitute(subs, walk=True) if subs else u)

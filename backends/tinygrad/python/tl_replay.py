@@ -56,15 +56,32 @@ class Payloads:
 
 
 def _builder(live: Live, payloads: Payloads, private: bool) -> Builder:
+  """A private builder (one job that inlines a reduction) reads buffers no other job reads, but one
+  per op and one before-state for all its graphs: the capture's requests read one buffer per op, so
+  two reads of an op in one graph are one node, and tinygrad fuses (or realizes) the graph as it did
+  there. Fresh buffers per read made them two nodes: a where(c, x, 0) * y that the capture's kernel
+  folded to +0.0 replayed as -0.0 over another kernel split (qr, svd)."""
+  own: dict[int, UOp] = {}
+  state: dict = {}
+
+  def payload(i: int) -> UOp:
+    if not private: return payloads.op(i)
+    if i not in own: own[i] = payloads.op(i, private=True)
+    return own[i]
+
   def value(u):
     i = live.index.get(u)
-    return None if i is None else payloads.op(i, private)
+    return None if i is None else payload(i)
 
   def data_leaf(u):  # an input or buffer constant, itself a view of a buffer: its saved payload
-    return payloads.op(live.index[u], private) if live.data_leaf(u) else None
+    return payload(live.index[u]) if live.data_leaf(u) else None
+
+  def whole(u, given):
+    if private and not state: state.update(live.before_forward())
+    return live.over_payloads(u, payload, given, state if private else None)
 
   return Builder(live.plan, frontier=value, leaf=lambda u: value(u) if u in live.index else live.realized(u),
-                 whole=lambda u, given: live.over_payloads(u, lambda i: payloads.op(i, private), given), stop=data_leaf)
+                 whole=whole, stop=data_leaf)
 
 
 def _holds_reduce(u: UOp) -> bool:
