@@ -134,3 +134,16 @@ def test_a_replay_reads_one_buffer_per_op_within_a_job():
     q, r = x.qr()
     assert trace.validate_forward_pass([q, r]) is True
     assert trace.validate_forward_pass([q, r + 1e-3]) is False
+
+
+def test_a_contiguous_eager_realized_replays_as_eager_computed_it():
+    """svd of a 2x3 matrix holds a .contiguous() eager's schedule realizes: its payload is eager's
+    value, which the replay compared with its parent's payload stored again, one ulp apart (tinygrad
+    fuses the parent otherwise in eager's kernel), and validation failed a correct trace."""
+    from tinygrad import Tensor
+
+    values = [[1.3648430109024048, 0.9504922032356262, 0.01940111070871353],
+              [0.16227483749389648, 0.38631471991539, -0.6884059309959412]]
+    x = Tensor(np.array(values, np.float32))
+    trace = tl.trace(lambda t: t.svd(), x, backend="tinygrad")
+    assert trace.validate_forward_pass(list(x.svd())) is True

@@ -93,12 +93,12 @@ def _plain(live: Live, payloads: Payloads, shared: Builder, op: int) -> UOp:
   if is_buffer_write(u):  # over its (buffer, value) parents' payloads, as a pure write
     buffer, value = (payloads.op(live.index[s]) if s in live.index else s for s in op_sources(u))
     return functional_write(u, buffer, value)
-  if u.op not in CHAINABLE and u.op not in VIEWS:  # a CONTIGUOUS, a COPY: the op over its parents' payloads
-    return u.replace(src=tuple(payloads.op(live.index[s]) if s in live.index else s for s in u.src))
-  if u in live.eager_map:  # the capture took eager's value: the outputs' whole graphs, scheduled together,
-    # reading what eager's schedule realized of other ops (lazily initialized weights, another output)
+  if u in live.eager_map:  # the capture took eager's value (an output, a CONTIGUOUS eager realized): the
+    # whole graphs, scheduled together, reading what eager's schedule realized of other ops
     given = {n: payloads.eager(live.index[n]) for n in live.eager_map if n in live.index and n is not u}
     return live.over_payloads(u, payloads.eager, given)
+  if u.op not in CHAINABLE and u.op not in VIEWS:  # a CONTIGUOUS, a COPY: the op over its parents' payloads
+    return u.replace(src=tuple(payloads.op(live.index[s]) if s in live.index else s for s in u.src))
   if u.op in VIEWS:  # a view is its parent op's payload seen through the view, exactly as captured
     n = u.src[0]
     while n not in live.index and n.op in VIEWS: n = n.src[0]
