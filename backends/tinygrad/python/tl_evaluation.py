@@ -251,18 +251,17 @@ def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, 
   reduce_region: dict[UOp, bool] = {}
   writes: dict[UOp, bool] = {}              # u's graph writes a buffer (a lazy random weight's RNG counter)
   region_reduces: dict[UOp, frozenset] = {}  # the reductions of u's fused region (two at most: enough to tell)
-  reorders: dict[UOp, bool] = {}             # u's fused region sums in an order of its own (see below)
+  reorders: dict[UOp, bool] = {}             # u's fused region sums in an order the whole kernel picks
   consumers: dict[UOp, list] = {}  # base -> (consumer, the view chain it reads the base through)
   for u in topo:
     constish[u] = is_meta(u) or u.op in CONST_LEAVES or (
       len(u.src) > 0 and u.op not in DATA_LEAVES and all(constish[s] for s in u.src))
     # a view chain that broadcasts ends the region below it: tinygrad realizes there
-    reduce_region[u] = u.op is Ops.REDUCE or (u.op in CHAINABLE and any(
-      reduce_region.get(view_base(s), False) and not expanding(s) for s in u.src if not is_meta(s)))
-    writes[u] = u.op is Ops.AFTER or any(writes[s] for s in u.src)
     fused = [view_base(s) for s in u.src if not is_meta(s) and not expanding(s)] if u.op in CHAINABLE else []
     reduces = frozenset({u} if u.op is Ops.REDUCE else ()).union(*(region_reduces.get(s, frozenset()) for s in fused))
     region_reduces[u] = frozenset(list(reduces)[:2])
+    reduce_region[u] = bool(reduces)
+    writes[u] = u.op is Ops.AFTER or any(writes[s] for s in u.src)
     reorders[u] = (u.op is Ops.REDUCE and writes[u]) or len(reduces) >= 2 or any(reorders.get(s, False) for s in fused)
     if u.op in CHAINABLE:
       for s in dict.fromkeys(u.src):
