@@ -258,7 +258,9 @@ def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, 
       len(u.src) > 0 and u.op not in DATA_LEAVES and all(constish[s] for s in u.src))
     # a view chain that broadcasts ends the region below it: tinygrad realizes there
     fused = [view_base(s) for s in u.src if not is_meta(s) and not expanding(s)] if u.op in CHAINABLE else []
-    reduces = frozenset({u} if u.op is Ops.REDUCE else ()).union(*(region_reduces.get(s, frozenset()) for s in fused))
+    # a constant expression's reduction (an arange) is folded into index arithmetic, never summed
+    reduces = frozenset({u} if u.op is Ops.REDUCE and not constish[u] else ()).union(
+      *(region_reduces.get(s, frozenset()) for s in fused))
     region_reduces[u] = frozenset(list(reduces)[:2])
     reduce_region[u] = bool(reduces)
     writes[u] = u.op is Ops.AFTER or any(writes[s] for s in u.src)
@@ -278,7 +280,7 @@ def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, 
   def indexes_as_elementwise(consumer, chain):
     views_ok = all(squeezes_only(v) for v in _chain(chain))
     return (consumer.op in EXPANDABLE or consumer.op in IDENTITY) and views_ok
-  plan.shared = {n for n in topo if n.op in CHAINABLE and reduce_region[n] and len(consumers.get(n, [])) >= 2
+  plan.shared = {n for n in topo if n.op in CHAINABLE and reduce_region[n] and not constish[n] and len(consumers.get(n, [])) >= 2
                  and not all(indexes_as_elementwise(c, chain) for c, chain in consumers[n])}
   order = {u: i for i, u in enumerate(topo)}
   for n in plan.shared:
@@ -717,11 +719,13 @@ def rebuilt(live: Live, payloads: list, replacements: dict | None = None, frozen
 
 
 def chained_ops(live: Live) -> list:
-  """The ops the capture computed from other ops' buffers: every computed op but the faithful ones
-  (reductions, outputs: each its whole graph in a schedule of its own, as tinygrad computes it alone),
-  what eager's schedule realized, and views (exact over an exact parent)."""
-  return [i for i, u in enumerate(live.nodes) if u in live.requested and u not in live.plan.faithful
-          and u not in live.eager_map and u.op in CHAINABLE]
+  """The ops the capture computed from other ops' buffers: every computed op but what eager's schedule
+  realized and views (exact over an exact parent), and but the faithful ones that read no buffer (a
+  reduction, an output: its whole graph in a schedule of its own, as tinygrad computes it alone). A
+  faithful op whose context holds a shared node reads that node's buffer (the plan's model of where
+  tinygrad realizes it), so it is checked too."""
+  return [i for i, u in enumerate(live.nodes) if u in live.requested and u not in live.eager_map and u.op in CHAINABLE
+          and (u not in live.plan.faithful or live.plan.context.get(u, frozenset()) - {u})]
 
 
 def alone(live: Live, payloads: list, ops: list) -> list:
