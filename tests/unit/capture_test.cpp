@@ -156,6 +156,36 @@ y = Tensor(np.random.default_rng(3).uniform(0, 1, (4, 16)).astype(np.float32))
   }
 }
 
+// Every chained op of one Householder step, as tinygrad's qr writes it, equals its value alone. Its
+// masks come from Tensor.arange, a reduction over a constant that tinygrad folds into index
+// arithmetic: taken for a summed and realized node, it made the reflector read a buffer tinygrad
+// never makes (one ulp off alone; issue 21).
+TEST(Capture, EveryChainedOpOfAHouseholderStepEqualsItsValueAlone) {
+  py::dict scope = python_scope(R"PY(
+import numpy as np
+from tinygrad import Tensor
+a = Tensor(np.random.default_rng(30).uniform(-2, 2, (6, 6)).astype(np.float32))
+def step(a):
+  idx = Tensor.arange(6)
+  at_i, x = idx.eq(0), (idx >= 0).where(a[:, 0], 0)
+  norm = x.square().sum(-1, keepdim=True).sqrt()
+  x0 = at_i.where(x, 0).sum(-1, keepdim=True)
+  sgn, active = x0.ne(0).where(x0.sign(), 1), norm.ne(0)
+  u0 = x0 + sgn * norm
+  v = (at_i.where(u0, x) / active.where(u0, 1)).unsqueeze(-1)
+  w = active.where(sgn * u0 / active.where(norm, 1), 0).unsqueeze(-1) * v
+  return a - w @ (v.transpose(-2, -1) @ a)
+)PY");
+  const Trace trace = tl::tinygrad::trace(scope["step"], py::make_tuple(scope["a"]));
+  const std::vector<std::size_t> chained = trace.live->chained_ops(trace);
+  ASSERT_GT(chained.size(), 20U);
+  const std::vector<Payload> alone = trace.live->alone_values(trace, chained);
+  for (std::size_t k = 0; k < chained.size(); ++k) {
+    const Op& op = trace.ops[chained[k]];
+    EXPECT_TRUE(compare(alone[k], *op.out).equal) << op.label << ": " << compare(alone[k], *op.out).message;
+  }
+}
+
 // A uint8 subtraction holds the literal uint8 -1; every device stores it as 255, and so does the
 // capture (DEV=PYTHON's own store refuses -1 in a byte).
 TEST(Capture, AUint8LiteralOutsideItsRangeIsStoredAsItsDtypeStoresIt) {
