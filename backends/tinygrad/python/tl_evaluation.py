@@ -280,7 +280,7 @@ def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, 
   def indexes_as_elementwise(consumer, chain):
     views_ok = all(squeezes_only(v) for v in _chain(chain))
     return (consumer.op in EXPANDABLE or consumer.op in IDENTITY) and views_ok
-  plan.shared = {n for n in topo if n.op in CHAINABLE and reduce_region[n] and not constish[n] and len(consumers.get(n, [])) >= 2
+  plan.shared = {n for n in topo if n.op in CHAINABLE and reduce_region[n] and len(consumers.get(n, [])) >= 2
                  and not all(indexes_as_elementwise(c, chain) for c, chain in consumers[n])}
   order = {u: i for i, u in enumerate(topo)}
   for n in plan.shared:
@@ -719,11 +719,11 @@ def rebuilt(live: Live, payloads: list, replacements: dict | None = None, frozen
 
 
 def chained_ops(live: Live) -> list:
-  """The ops the capture computed from other ops' buffers: every computed op but what eager's schedule
-  realized and views (exact over an exact parent), and but the faithful ones that read no buffer (a
-  reduction, an output: its whole graph in a schedule of its own, as tinygrad computes it alone). A
-  faithful op whose context holds a shared node reads that node's buffer (the plan's model of where
-  tinygrad realizes it), so it is checked too."""
+  """The ops the capture computed from other ops' buffers, which the cells hold against their values
+  alone: every computed op except views (exact over an exact parent), what eager's schedule realized,
+  and faithful ops that read no other op's buffer (a reduction, an output: its whole graph in a
+  schedule of its own, as tinygrad computes it alone). A faithful op whose context holds a shared node
+  does read that node's buffer (where the plan expects tinygrad to realize it), so it is listed."""
   return [i for i, u in enumerate(live.nodes) if u in live.requested and u not in live.eager_map and u.op in CHAINABLE
           and (u not in live.plan.faithful or live.plan.context.get(u, frozenset()) - {u})]
 
