@@ -21,7 +21,12 @@ value:
   picks such a kernel's summation order from everything fused into it: every node of that region
   (up to where tinygrad realizes) is requested faithfully too.
 * tinygrad realizes a node whose region holds a reduction where it is broadcast (EXPAND) into a
-  consumer; such edges are cut everywhere, as tinygrad cuts them.
+  consumer; such edges are cut everywhere, as tinygrad cuts them. An arange is no reduction here:
+  tinygrad folds a reduction over a constant into index arithmetic.
+* a node below two consumers of such a node that index it differently (a *shared* node: tinygrad
+  realizes it there) is computed in a graph where tinygrad also realizes other nodes the plan cannot
+  foresee (one read in several loops, when it reads more than three buffers): it is requested
+  faithfully, reading only the shared nodes' buffers, so tinygrad realizes the rest as it would alone.
 * a CONTIGUOUS (a random weight's bits) is a buffer of its own wherever tinygrad reads it: computed
   once, every request reads it.
 
@@ -304,6 +309,9 @@ def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, 
         stack.extend(c for c, _ in consumers.get(u, []))
     for u, count in reach.items():
       if count >= 2: plan.context[u] = plan.context.get(u, frozenset()) | {n}
+  # Where a node's graph holds a shared node, tinygrad realizes more than the plan can model (qr's
+  # next column, read by two reductions and the output): computed whole over the shared buffers.
+  plan.faithful |= {u for u in plan.context if u.op in CHAINABLE}
   return plan
 
 
