@@ -2,10 +2,13 @@
 // kinds, inputs untouched, and the user's graph still differentiable after a trace.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "backends/tinygrad/protocol.h"
 #include "harness/backend/backend_registry.h"
 #include "harness/model/errors.h"
 #include "python_scope.h"
+#include "tinygrad_rows.h"
 #include "tutorial.h"
 
 namespace tl {
@@ -156,27 +159,17 @@ y = Tensor(np.random.default_rng(3).uniform(0, 1, (4, 16)).astype(np.float32))
   }
 }
 
-// Every chained op of one Householder step, as tinygrad's qr writes it, equals its value alone. Its
-// masks come from Tensor.arange, a reduction over a constant that tinygrad folds into index
-// arithmetic: taken for a summed and realized node, it made the reflector read a buffer tinygrad
-// never makes (one ulp off alone; issue 21).
+// Every chained op of the row householder_step_arange_masks (one Householder step, as tinygrad's qr
+// writes it) equals its value alone, not only the cell's sample. Its masks come from Tensor.arange,
+// a reduction over a constant that tinygrad folds into index arithmetic: taken for a summed and
+// realized node, it made the reflector read a buffer tinygrad never makes (one ulp off alone).
 TEST(Capture, EveryChainedOpOfAHouseholderStepEqualsItsValueAlone) {
-  py::dict scope = python_scope(R"PY(
-import numpy as np
-from tinygrad import Tensor
-a = Tensor(np.random.default_rng(30).uniform(-2, 2, (6, 6)).astype(np.float32))
-def step(a):
-  idx = Tensor.arange(6)
-  at_i, x = idx.eq(0), (idx >= 0).where(a[:, 0], 0)
-  norm = x.square().sum(-1, keepdim=True).sqrt()
-  x0 = at_i.where(x, 0).sum(-1, keepdim=True)
-  sgn, active = x0.ne(0).where(x0.sign(), 1), norm.ne(0)
-  u0 = x0 + sgn * norm
-  v = (at_i.where(u0, x) / active.where(u0, 1)).unsqueeze(-1)
-  w = active.where(sgn * u0 / active.where(norm, 1), 0).unsqueeze(-1) * v
-  return a - w @ (v.transpose(-2, -1) @ a)
-)PY");
-  const Trace trace = tl::tinygrad::trace(scope["step"], py::make_tuple(scope["a"]));
+  const Roster roster =
+      load_roster(std::string(TL_SOURCE_DIR) + "/rosters/tinygrad/config_built.yaml", testing::tinygrad_vocabulary());
+  const auto row = std::find_if(roster.rows.begin(), roster.rows.end(),
+                                [](const RosterRow& r) { return r.id == "householder_step_arange_masks"; });
+  ASSERT_NE(row, roster.rows.end());
+  const Trace trace = backends::spec("tinygrad").protocol()->capture_row(*row).trace;
   const std::vector<std::size_t> chained = trace.live->chained_ops(trace);
   ASSERT_GT(chained.size(), 20U);
   const std::vector<Payload> alone = trace.live->alone_values(trace, chained);
