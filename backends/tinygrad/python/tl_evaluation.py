@@ -16,10 +16,10 @@ value:
   which nodes tinygrad realizes around it depends on everything below it, so a REDUCE (and an
   output) is requested *faithfully*: its whole graph as it is, in a schedule of its own that shares
   no node with another request, so tinygrad computes it exactly as it would alone.
-* a reduction over a lazily random weight (its graph writes the RNG counter) is fused with the
-  weight's expression, and two reductions without a broadcast between them share a kernel; tinygrad
-  picks such a kernel's summation order from everything fused into it: every node of that region
-  (up to where tinygrad realizes) is requested faithfully too.
+* two reductions without a broadcast between them share a kernel, and tinygrad picks its summation
+  order from everything fused into it: every node of that region (up to where tinygrad realizes) is
+  requested faithfully too. A reduction over a lazily random weight needs no such rule: the weight's
+  random values are a CONTIGUOUS (below), a buffer the reduction reads as it reads any other.
 * tinygrad realizes a node whose region holds a reduction where it is broadcast (EXPAND) into a
   consumer; such edges are cut everywhere, as tinygrad cuts them. An arange is no reduction here:
   tinygrad folds a reduction over a constant into index arithmetic.
@@ -254,7 +254,6 @@ def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, 
   topo = [u for u in UOp.sink(*nodes).toposort() if u.op is not Ops.SINK]
   constish: dict[UOp, bool] = {}
   reduce_region: dict[UOp, bool] = {}
-  writes: dict[UOp, bool] = {}              # u's graph writes a buffer (a lazy random weight's RNG counter)
   region_reduces: dict[UOp, frozenset] = {}  # the reductions of u's fused region (two at most: enough to tell)
   reorders: dict[UOp, bool] = {}             # u's fused region sums in an order the whole kernel picks
   consumers: dict[UOp, list] = {}  # base -> (consumer, the view chain it reads the base through)
@@ -268,8 +267,7 @@ def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, 
       *(region_reduces.get(s, frozenset()) for s in fused))
     region_reduces[u] = frozenset(list(reduces)[:2])
     reduce_region[u] = bool(reduces)
-    writes[u] = u.op is Ops.AFTER or any(writes[s] for s in u.src)
-    reorders[u] = (u.op is Ops.REDUCE and writes[u]) or len(reduces) >= 2 or any(reorders.get(s, False) for s in fused)
+    reorders[u] = len(reduces) >= 2 or any(reorders.get(s, False) for s in fused)
     if u.op in CHAINABLE:
       for s in dict.fromkeys(u.src):
         if not is_meta(s): consumers.setdefault(view_base(s), []).append((u, s))
@@ -277,9 +275,9 @@ def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, 
   if not exact:
     return Plan(topo, set(), constish, reduce_region, planner.native, every_edge=True)
   plan = Plan(topo, planner.plan(topo), constish, reduce_region, planner.native)
-  # A reduction tinygrad fuses with a lazy random weight's expression, or with another reduction, is
-  # summed in an order it picks from the whole kernel, everything fused after it included: what
-  # follows it up to where tinygrad realizes is computed as it is alone, never over its buffer.
+  # A reduction tinygrad fuses with another reduction is summed in an order it picks from the whole
+  # kernel, everything fused after it included: what follows it up to where tinygrad realizes is
+  # computed as it is alone, never over its buffer.
   plan.faithful = {u for u in topo if u.op is Ops.REDUCE or reorders[u]} | set(faithful)
 
   def indexes_as_elementwise(consumer, chain):
