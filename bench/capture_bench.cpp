@@ -80,6 +80,16 @@ def elementwise(n):
         return x
     return forward, Tensor([[1.0, -2.0, 3.0]])
 
+# A default-init two-layer MLP (seeded nn.Linear layers, not yet realized): a capture reads their
+# lazily random weights, as a user's first trace of a new model does. A builder, not a model: a
+# capture (like an eager forward) realizes the weights, so each iteration builds a fresh one.
+def default_init_mlp():
+    def build():
+        Tensor.manual_seed(5)
+        l1, l2 = nn.Linear(64, 64), nn.Linear(64, 32)
+        return lambda x: l2(l1(x).gelu()).softmax()
+    return build, Tensor(np.arange(512, dtype=np.float32).reshape(8, 64) * 0.01 - 2.0)
+
 # For memory: elementwise steps over a wide vector, so payload bytes dominate the graph's own size.
 def wide(depth):
     def forward(x):
@@ -237,6 +247,32 @@ void add(const std::string& kind, const std::string& model, int depth = 0) {
       ->MinTime(1.0);
 }
 
+// Rows over a fresh model per iteration (built untimed): m.forward is the model's builder.
+void add_fresh(const std::string& kind, const std::string& model) {
+  const std::string name = kind + "/" + model;
+  benchmark::RegisterBenchmark(name.c_str(),
+                               [kind, model](benchmark::State& state) {
+                                 const Model m = make(model, 0);
+                                 const bool capture = kind == "CaptureFresh";
+                                 const auto run = [&](const py::object& forward) {
+                                   if (capture) return tl::tinygrad::trace(forward, py::make_tuple(m.x)).size();
+                                   forward(m.x).attr("realize")();
+                                   return std::size_t{0};
+                                 };
+                                 run(m.forward());  // warm: tinygrad's caches and the kernels compiled
+                                 std::size_t ops = 0;
+                                 for (auto _ : state) {
+                                   state.PauseTiming();
+                                   const py::object forward = m.forward();
+                                   state.ResumeTiming();
+                                   ops = run(forward);
+                                 }
+                                 if (capture) state.counters["ops"] = static_cast<double>(ops);
+                               })
+      ->Unit(benchmark::kMillisecond)
+      ->MinTime(1.0);
+}
+
 }  // namespace
 
 // Residual chain depths give about 24, 75, 262, 1,027 and 2,013 recorded ops; elementwise chains of
@@ -255,6 +291,7 @@ int main(int argc, char** argv) {
   for (int depth : {1, 4, 15}) add("PerOpRealize", "chain", depth);
   for (int steps : {10, 30, 100}) add("PerOpRealize", "elementwise", steps);
   add("CaptureMemory", "wide", 4);
+  for (const char* kind : {"EagerForwardFresh", "CaptureFresh"}) add_fresh(kind, "default_init_mlp");
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
