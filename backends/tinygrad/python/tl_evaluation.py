@@ -18,8 +18,10 @@ value:
   no node with another request, so tinygrad computes it exactly as it would alone.
 * two reductions without a broadcast between them share a kernel, and tinygrad picks its summation
   order from everything fused into it: every node of that region (up to where tinygrad realizes) is
-  requested faithfully too. A reduction over a lazily random weight needs no such rule: the weight's
-  random values are a CONTIGUOUS (below), a buffer the reduction reads as it reads any other.
+  requested faithfully too. A reduction over a lazily random weight needs no rule of its own: a
+  default-init layer's random values are a CONTIGUOUS (below), a buffer the reduction reads as it
+  reads any other, and values drawn with contiguous=False are fused like any other elementwise source
+  (rows lazy_random_expression_in_a_matmul, embedding_arange_sum_default_init).
 * tinygrad realizes a node whose region holds a reduction where it is broadcast (EXPAND) into a
   consumer; such edges are cut everywhere, as tinygrad cuts them. An arange is no reduction here:
   tinygrad folds a reduction over a constant into index arithmetic.
