@@ -2,8 +2,6 @@
 // kinds, inputs untouched, and the user's graph still differentiable after a trace.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-
 #include "backends/tinygrad/protocol.h"
 #include "harness/backend/backend_registry.h"
 #include "harness/model/errors.h"
@@ -164,12 +162,8 @@ y = Tensor(np.random.default_rng(3).uniform(0, 1, (4, 16)).astype(np.float32))
 // a reduction over a constant that tinygrad folds into index arithmetic: taken for a summed and
 // realized node, it made the reflector read a buffer tinygrad never makes (one ulp off alone).
 TEST(Capture, EveryChainedOpOfAHouseholderStepEqualsItsValueAlone) {
-  const Roster roster =
-      load_roster(std::string(TL_SOURCE_DIR) + "/rosters/tinygrad/config_built.yaml", testing::tinygrad_vocabulary());
-  const auto row = std::find_if(roster.rows.begin(), roster.rows.end(),
-                                [](const RosterRow& r) { return r.id == "householder_step_arange_masks"; });
-  ASSERT_NE(row, roster.rows.end());
-  const Trace trace = backends::spec("tinygrad").protocol()->capture_row(*row).trace;
+  const RosterRow& row = testing::tinygrad_row("rosters/tinygrad/config_built.yaml", "householder_step_arange_masks");
+  const Trace trace = backends::spec("tinygrad").protocol()->capture_row(row).trace;
   const std::vector<std::size_t> chained = trace.live->chained_ops(trace);
   ASSERT_GT(chained.size(), 20U);
   const std::vector<Payload> alone = trace.live->alone_values(trace, chained);

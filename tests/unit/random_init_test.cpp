@@ -10,14 +10,7 @@
 namespace tl {
 namespace {
 
-const RosterRow& row(const std::string& id) {
-  static const Roster roster =
-      load_roster(std::string(TL_SOURCE_DIR) + "/rosters/tinygrad/random_init.yaml", testing::tinygrad_vocabulary());
-  for (const RosterRow& candidate : roster.rows) {
-    if (candidate.id == id) return candidate;
-  }
-  throw std::runtime_error("no row " + id);
-}
+const RosterRow& row(const std::string& id) { return testing::tinygrad_row("rosters/tinygrad/random_init.yaml", id); }
 
 void expect_capture_equals_eager(const std::string& id, bool draws_random_numbers) {
   const auto protocol = backends::spec("tinygrad").protocol();
