@@ -3,7 +3,9 @@
 //                the same argument positions, parents before children;
 //   ground truth the caller's outputs equal the trace's output payloads, bit for bit;
 //   replay       each compute and view op rebuilt as the capture computed it, over fresh buffers of
-//                the saved payloads it read, equals its saved payload bit for bit;
+//                the saved payloads it read, equals its saved payload bit for bit (an op whose payload
+//                is eager's: over its parents' payloads, or else as eager computed it; a broadcast:
+//                by numpy on the host);
 //   perturbation each parent of a compute op replaced by tried values (perturbation.h): verified when
 //                the op's first elements change, unverified with a reason when no try changes them;
 //   final state  failed on any failure, unverified when an op that computes was not replayed,
@@ -147,10 +149,13 @@ struct FirstRound {
   std::vector<std::pair<std::size_t, std::size_t>> plain;  // (op, job)
   std::vector<Edge> edges;
   std::vector<std::size_t> first_try;  // per edge, its job
+  std::vector<bool> eager;             // per op: its payload is eager's (tl_replay.eager_ops)
 };
 
-FirstRound plan_first_round(const Trace& trace, const py::list& constant) {
+FirstRound plan_first_round(const Trace& trace, const py::list& constant, const py::list& eager) {
   FirstRound round;
+  round.eager.assign(trace.ops.size(), false);
+  for (py::handle op : eager) round.eager[op.cast<std::size_t>()] = true;
   for (const Op& op : trace.ops) {
     if (op.kind != OpKind::Compute && op.kind != OpKind::View) continue;
     py::dict job;
@@ -183,6 +188,7 @@ FirstRound plan_first_round(const Trace& trace, const py::list& constant) {
 struct JobResult {
   std::optional<Payload> value;
   std::string error;
+  bool on_host = false;  // a broadcast numpy replayed (tl_replay.broadcast)
 };
 
 std::vector<JobResult> evaluate_jobs(const TinygradLiveGraph& live, const Trace& trace, const JobList& list,
@@ -202,7 +208,7 @@ std::vector<JobResult> evaluate_jobs(const TinygradLiveGraph& live, const Trace&
     failure = "tinygrad could not evaluate the replay: " + py::str(error.value()).cast<std::string>();
     return {};
   }
-  const py::list values = evaluated[0], errors = evaluated[1], shapes = evaluated[2];
+  const py::list values = evaluated[0], errors = evaluated[1], shapes = evaluated[2], on_host = evaluated[3];
   std::vector<JobResult> results(py::len(list.jobs));
   for (std::size_t j = 0; j < results.size(); ++j) {
     if (!errors[j].is_none()) {
@@ -217,6 +223,7 @@ std::vector<JobResult> evaluate_jobs(const TinygradLiveGraph& live, const Trace&
       shape.clear();
       for (const py::handle extent : shapes[j]) shape.push_back(extent.cast<std::int64_t>());
     }
+    results[j].on_host = on_host[j].cast<bool>();
     results[j].value = payload_from_value(values[j][py::int_(0)], op.dtype, shape, "the replay of " + op.label,
                                           values[j][py::int_(1)].cast<bool>());
   }
@@ -231,13 +238,26 @@ void observe(Edge& edge, const JobResult& plain, const JobResult& tried) {
     edge.changed = edge.changed || !compare(*plain.value, *tried.value).equal;
 }
 
+// Whether a plain replay's value is the op's saved payload.
+bool replays(const Op& op, const JobResult& result) { return result.value && compare(*op.out, *result.value).equal; }
+
 // Runs the first round, then a second with the later tries of every edge the first try left
-// unchanged: most edges change at once, so most ops are evaluated twice, not four times.
+// unchanged (most edges change at once, so most ops are evaluated twice, not four times) and, for each
+// op whose payload is eager's and differs from its replay over its parents' payloads, its replay as
+// eager computed it (`as_eager`: op -> that result).
 std::vector<JobResult> run_rounds(const TinygradLiveGraph& live, const Trace& trace, FirstRound& round,
-                                  std::optional<std::string>& failure) {
+                                  std::map<std::size_t, JobResult>& as_eager, std::optional<std::string>& failure) {
   std::vector<JobResult> results = evaluate_jobs(live, trace, round.list, failure);
   if (failure) return results;
   JobList second;
+  std::vector<std::pair<std::size_t, std::size_t>> eager_jobs;  // (op, job)
+  for (const auto& [index, job] : round.plain) {
+    if (!round.eager[index] || replays(trace.ops[index], results[job])) continue;
+    py::dict again;
+    again["op"] = index;
+    again["as_eager"] = true;
+    eager_jobs.emplace_back(index, second.add(again));
+  }
   std::vector<std::pair<std::size_t, std::size_t>> second_jobs;  // (edge, job)
   for (std::size_t e = 0; e < round.edges.size(); ++e) {
     Edge& edge = round.edges[e];
@@ -246,9 +266,10 @@ std::vector<JobResult> run_rounds(const TinygradLiveGraph& live, const Trace& tr
     for (Payload& tried : edge.later_tries)
       second_jobs.emplace_back(e, second.add_try(trace.ops[edge.op], edge.position, std::move(tried)));
   }
-  if (second_jobs.empty()) return results;
-  const std::vector<JobResult> later = evaluate_jobs(live, trace, second, failure);
+  if (second_jobs.empty() && eager_jobs.empty()) return results;
+  std::vector<JobResult> later = evaluate_jobs(live, trace, second, failure);
   if (failure) return results;
+  for (const auto& [index, job] : eager_jobs) as_eager[index] = std::move(later[job]);
   for (const auto& [e, job] : second_jobs) {
     Edge& edge = round.edges[e];
     observe(edge, results[edge.local_plain], later[job]);
@@ -256,17 +277,24 @@ std::vector<JobResult> run_rounds(const TinygradLiveGraph& live, const Trace& tr
   return results;
 }
 
-void judge(const Trace& trace, const FirstRound& round, const std::vector<JobResult>& results, ValidationStatus& status) {
+void judge(const Trace& trace, const FirstRound& round, const std::vector<JobResult>& results,
+           const std::map<std::size_t, JobResult>& as_eager, ValidationStatus& status) {
   for (const auto& [index, job] : round.plain) {
     const Op& op = trace.ops[index];
-    if (!results[job].value) {
-      decide(status, op, Phase::Replay, Verdict::Fail, "cannot rebuild the op from its parents: " + results[job].error);
+    const auto again = as_eager.find(index);
+    const JobResult& result = again == as_eager.end() ? results[job] : again->second;
+    if (!result.value) {
+      decide(status, op, Phase::Replay, Verdict::Fail, "cannot rebuild the op from its parents: " + result.error);
       continue;
     }
-    const Comparison comparison = compare(*op.out, *results[job].value);
+    const Comparison comparison = compare(*op.out, *result.value);
+    const std::string how = again != as_eager.end()
+                                ? "replayed as eager computed it (its whole graph over the saved payloads it reads; "
+                                  "over its parents' it differs)"
+                            : result.on_host ? "broadcast from its parent's saved payload by numpy on the host"
+                                             : "replayed from the saved payloads it reads";
     decide(status, op, Phase::Replay, comparison.equal ? Verdict::Pass : Verdict::Fail,
-           comparison.equal ? "replayed from the saved payloads it reads"
-                            : "replay differs from the saved payload: " + comparison.message);
+           comparison.equal ? how : "replay differs from the saved payload: " + comparison.message);
     ++status.replayed;
   }
   for (const Edge& edge : round.edges) {
@@ -322,14 +350,15 @@ ValidationStatus TinygradLiveGraph::validate(const Trace& trace, const std::vect
     check_structure(trace, uops_, replay.attr("expected_parents")(live_), status);
     check_ground_truth(trace, outputs, status);
     if (has_failed(status)) return;
-    FirstRound round = plan_first_round(trace, replay.attr("constant_ops")(live_));
+    FirstRound round = plan_first_round(trace, replay.attr("constant_ops")(live_), replay.attr("eager_ops")(live_));
     std::optional<std::string> failure;
-    const std::vector<JobResult> results = run_rounds(*this, trace, round, failure);
+    std::map<std::size_t, JobResult> as_eager;
+    const std::vector<JobResult> results = run_rounds(*this, trace, round, as_eager, failure);
     if (failure) {
       decide(status, Op{.label = "(replay evaluation)"}, Phase::Replay, Verdict::Fail, *failure);
       return;
     }
-    judge(trace, round, results, status);
+    judge(trace, round, results, as_eager, status);
   });
   settle_state(trace, status);
   return status;

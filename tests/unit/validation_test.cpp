@@ -223,6 +223,56 @@ v = Tensor(rng.uniform(-2, 2, (1000,)).astype(np.float32))
   }
 }
 
+// An output's payload is eager's (here the sum's, which eager realized, the output being a reshape of
+// it). Where eager's kernel sums in the order the op's parents were computed in, the op replays over
+// its parents' payloads; where it does not (a 1,024-term sum of a repeat, which eager reads through
+// the repeat), it replays as eager computed it, and one ulp off still fails.
+TEST(Validation, AnOutputSummedInAnotherOrderReplaysAsEagerComputedIt) {
+  py::dict scope = python_scope(R"PY(
+import numpy as np
+from tinygrad import Tensor
+x = Tensor(np.random.default_rng(0).uniform(-2, 2, (8, 16)).astype(np.float32))
+)PY");
+  Trace trace = tl::tinygrad::trace(py::eval("lambda x: x.reshape(-1).repeat(8).sum()", scope), py::make_tuple(scope["x"]));
+  const std::vector<Payload> truth = own_outputs(trace);
+  const std::size_t sum = first_op_named(trace, "REDUCE");
+  const ValidationStatus status = trace.validate(truth);
+  ASSERT_EQ(status.state, ValidationState::Passed) << status.message;
+  bool as_eager = false;
+  for (const Decision& d : status.decisions)
+    as_eager |= d.op == sum && d.phase == ValidationPhase::Replay && d.reason.find("as eager computed it") != std::string::npos;
+  EXPECT_TRUE(as_eager);
+  trace.ops[sum].out->bytes[0] ^= 0x01;
+  const ValidationStatus wrong = trace.validate(truth);
+  EXPECT_EQ(wrong.state, ValidationState::Failed);
+  EXPECT_NE(wrong.message.find(trace.ops[sum].label), std::string::npos) << wrong.message;
+}
+
+// A broadcast is replayed on the host (numpy's broadcast_to of its parent's payload): a 64x64x64
+// expand of a matmul passes so, and one element changed deep inside it fails, naming it.
+TEST(Validation, ABroadcastReplaysOnTheHostAndAChangedElementFails) {
+  py::dict scope = python_scope(R"PY(
+import numpy as np
+from tinygrad import Tensor
+rng = np.random.default_rng(0)
+x = Tensor(rng.uniform(-2, 2, (64, 64)).astype(np.float32))
+y = Tensor(rng.uniform(-2, 2, (64, 64)).astype(np.float32))
+)PY");
+  Trace trace = tl::tinygrad::trace(py::eval("lambda x, y: x @ y", scope), py::make_tuple(scope["x"], scope["y"]));
+  const std::size_t expand = first_op_named(trace, "EXPAND");
+  const ValidationStatus status = trace.validate(own_outputs(trace));
+  ASSERT_EQ(status.state, ValidationState::Passed) << status.message;
+  bool on_host = false;
+  for (const Decision& d : status.decisions)
+    on_host |= d.op == expand && d.phase == ValidationPhase::Replay && d.reason.find("numpy") != std::string::npos;
+  EXPECT_TRUE(on_host);
+  Payload& payload = *trace.ops[expand].out;
+  payload.bytes[payload.bytes.size() / 2 + 5] ^= 0x01;  // one element, past the first 1,024 any check samples
+  const ValidationStatus changed = trace.validate(own_outputs(trace));
+  EXPECT_EQ(changed.state, ValidationState::Failed);
+  EXPECT_NE(changed.message.find(trace.ops[expand].label), std::string::npos) << changed.message;
+}
+
 // A sum over an empty slice is a zero whatever the slice would hold: perturbing the empty parent
 // cannot change anything, so that edge is unverified (saying why) and the trace still passes.
 TEST(Validation, AnEmptyParentIsUnverifiedWithItsReason) {

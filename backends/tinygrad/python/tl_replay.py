@@ -14,7 +14,10 @@ whole graphs over one set of buffers of their own, in the same schedule, so tiny
 into the kernels it split eager's into (outputs that share a reduction share its kernel)."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+
+import numpy as np
 
 from tinygrad.uop.ops import GroupOp, Ops, UOp
 
@@ -31,6 +34,7 @@ class Job:
   local: bool = False
   replacements: dict | None = None  # local jobs: argument position -> index into the extra payloads
   limit: int | None = None          # local jobs: only the first `limit` elements (flattened)
+  as_eager: bool = False            # plain jobs of eager_ops: the op's whole graph as eager computed it
 
 
 class Payloads:
@@ -88,17 +92,22 @@ def _holds_reduce(u: UOp) -> bool:
   return any(x.op is Ops.REDUCE for x in u.toposort())
 
 
-def _plain(live: Live, payloads: Payloads, shared: Builder, op: int) -> UOp:
-  u = live.nodes[op]
+def _plain(live: Live, payloads: Payloads, shared: Builder, parents: dict, job: Job) -> UOp | bytes:
+  u = live.nodes[job.op]
   if is_buffer_write(u):  # over its (buffer, value) parents' payloads, as a pure write
     buffer, value = (payloads.op(live.index[s]) if s in live.index else s for s in op_sources(u))
     return functional_write(u, buffer, value)
-  if u in live.eager_map:  # the capture took eager's value (an output, a CONTIGUOUS eager realized): the
-    # whole graphs, scheduled together, reading what eager's schedule realized of other ops
+  if u in live.eager_map:  # the capture took eager's value (an output, a CONTIGUOUS eager realized)
+    if not job.as_eager:  # first the op over its parents' payloads: what eager gives unless its kernel
+      return _local(live, payloads, parents, Job(op=job.op, local=True))  # summed in another order
+    # the whole graphs, scheduled together, reading what eager's schedule realized of other ops
     given = {n: payloads.eager(live.index[n]) for n in live.eager_map if n in live.index and n is not u}
     return live.over_payloads(u, payloads.eager, given)
   if u.op not in CHAINABLE and u.op not in VIEWS:  # a CONTIGUOUS, a COPY: the op over its parents' payloads
     return u.replace(src=tuple(payloads.op(live.index[s]) if s in live.index else s for s in u.src))
+  if u.op is Ops.EXPAND and u.src[0] in live.index and all(isinstance(d, int) for d in u.shape):
+    saved = payloads.payloads[live.index[u.src[0]]]
+    if saved is not None: return broadcast(saved, u.shape)
   if u.op in VIEWS:  # a view is its parent op's payload seen through the view, exactly as captured
     n = u.src[0]
     while n not in live.index and n.op in VIEWS: n = n.src[0]
@@ -107,6 +116,18 @@ def _plain(live: Live, payloads: Payloads, shared: Builder, op: int) -> UOp:
   built = shared.value(u)
   if _holds_reduce(built): built = _builder(live, payloads, private=True).value(u)
   return built
+
+
+def broadcast(payload: tuple, shape: tuple) -> bytes:
+  """A broadcast (EXPAND) of a saved payload, replayed on the host by numpy's broadcast_to, the same
+  movement by code independent of the capture's own (harness/model/movement.cpp): on DEV=PYTHON
+  every element of a 64x64x64 broadcast costs as a computed one, several times the product it feeds.
+  Elements are moved as raw bytes, so every dtype is moved exactly."""
+  data, _, source = payload
+  if math.prod(source) == 0 or math.prod(shape) == 0: return b""
+  item = len(data) // math.prod(source)
+  raw = np.frombuffer(data, np.uint8).reshape(tuple(source) + (item,))
+  return np.broadcast_to(raw, tuple(shape) + (item,)).tobytes()
 
 
 def _local(live: Live, payloads: Payloads, parents: dict, job: Job) -> UOp:
@@ -154,8 +175,9 @@ def constant_ops(live: Live) -> list:
 
 def replay(live: Live, parents: list, payloads: list, extra: list, jobs: list) -> tuple:
   """Evaluates every job in one run. Returns, per job, the Buffer holding its value (None when
-  empty), the error that kept it from being built (None when it was), and the shape of its value
-  (a limited local job's is flat and may be shorter than its limit).
+  empty; bytes when computed on the host), the error that kept it from being built (None when it
+  was), the shape of its value (a limited local job's is flat and may be shorter than its limit), and
+  whether the host computed it (a broadcast).
   `parents[i]` maps op i's argument positions to its parent ops."""
   with evaluation_context():
     store = Payloads(payloads, extra)
@@ -164,7 +186,7 @@ def replay(live: Live, parents: list, payloads: list, extra: list, jobs: list) -
     for spec in jobs:
       job = Job(**spec) if isinstance(spec, dict) else spec
       try:
-        built.append(_local(live, store, parents[job.op], job) if job.local else _plain(live, store, shared, job.op))
+        built.append(_local(live, store, parents[job.op], job) if job.local else _plain(live, store, shared, parents[job.op], job))
         errors.append(None)
       except Exception as error:  # reported as that op's replay failure
         built.append(None)
@@ -172,9 +194,17 @@ def replay(live: Live, parents: list, payloads: list, extra: list, jobs: list) -
     requests = Requests()
     sinks = []
     for b in built:
-      sinks.append(None if b is None or 0 in b.shape else b.contiguous())
+      sinks.append(None if b is None or isinstance(b, bytes) or 0 in b.shape else b.contiguous())
       if sinks[-1] is not None: requests.add(sinks[-1], private=False)
     run(requests.finish())
-    values = [None if s is None else requests.buffer(s) for s in sinks]
-    shapes = [None if b is None else tuple(b.shape) for b in built]
-    return with_ownership(values, [s is not None and requests.created(s) for s in sinks]), errors, shapes
+    values = [b if isinstance(b, bytes) else None if s is None else requests.buffer(s) for b, s in zip(built, sinks)]
+    shapes = [None if b is None or isinstance(b, bytes) else tuple(b.shape) for b in built]
+    on_host = [isinstance(b, bytes) for b in built]
+    return with_ownership(values, [s is not None and requests.created(s) for s in sinks]), errors, shapes, on_host
+
+
+def eager_ops(live: Live) -> list:
+  """The ops whose payload is eager's value (the outputs, a CONTIGUOUS eager realized). Each is replayed
+  first over its parents' saved payloads; only where that differs (eager's kernel summed in another
+  order than the op's parents were computed in) again as eager computed it, its whole graph."""
+  return [i for i, u in enumerate(live.nodes) if u in live.eager_map]
