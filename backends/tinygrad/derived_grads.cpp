@@ -5,9 +5,12 @@
 #include <pybind11/pybind11.h>
 
 #include <algorithm>
+#include <functional>
+#include <optional>
 #include <stdexcept>
 
 #include "backends/tinygrad/evaluation.h"
+#include "backends/tinygrad/host_views.h"
 #include "backends/tinygrad/live_graph.h"
 #include "backends/tinygrad/python_modules.h"
 #include "harness/backend/python_runtime.h"
@@ -42,14 +45,35 @@ void TinygradLiveGraph::derive_grads(Trace& trace, const GradOptions& options) c
       if (op.kind == OpKind::Input) inputs.append(op.index);
     }
     if (py::len(targets) == 0) return;
-    const py::list gradients =
+    const py::tuple derived =
         backend_module("tl_gradients")
             .attr("derive")(live_, payload_views(trace), output_indices(trace), options.loss, targets, inputs);
+    const py::list gradients = derived[0];
+    const py::dict on_host = derived[1];
+    const auto op_at = [&](std::size_t k) -> Op& { return trace.ops[targets[k].cast<std::size_t>()]; };
     for (std::size_t k = 0; k < py::len(targets); ++k) {
-      Op& op = trace.ops[targets[k].cast<std::size_t>()];
+      if (on_host.contains(py::int_(k))) continue;
+      Op& op = op_at(k);
       op.grad = payload_from_value(gradients[k][py::int_(0)], op.dtype, op.shape, "the gradient of " + op.label,
                                    gradients[k][py::int_(1)].cast<bool>());
     }
+    // A gradient that is views of another target's: those views applied to its payload, bases first.
+    std::function<const Payload&(std::size_t)> derive_on_host = [&](std::size_t k) -> const Payload& {
+      Op& op = op_at(k);
+      if (op.grad) return *op.grad;
+      const py::tuple view = on_host[py::int_(k)];
+      Payload payload = derive_on_host(view[0].cast<std::size_t>());
+      for (py::handle uop : view[1]) {
+        const std::optional<Movement> movement = host_movement(uop);
+        if (!movement) throw std::logic_error("the gradient of " + op.label + " is a view the host cannot apply");
+        payload = apply_movement(payload, *movement);
+      }
+      if (payload.shape != op.shape)
+        throw std::logic_error("the gradient of " + op.label + " derived on the host has shape " + shape_string(payload.shape));
+      op.grad = std::move(payload);
+      return *op.grad;
+    };
+    for (const auto& entry : on_host) derive_on_host(entry.first.cast<std::size_t>());
   });
 }
 

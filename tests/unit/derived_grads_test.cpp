@@ -134,6 +134,41 @@ TEST(DerivedGrads, AWrongGradientThroughBfloat16IsCaught) {
   }
 }
 
+// At a real size, a gradient that is a view of another target's (a 32x32 matmul's 32x32x32 product:
+// its sum's gradient broadcast) is derived on the host, and one that eager's schedule realizes for an
+// input (the gradient of the input's reshape) is read from there: each is exactly the values it is
+// a view of (the input's gradient is autograd's, bit for bit: the cells check it).
+TEST(DerivedGrads, ViewsOfGradientsAtARealSizeAreTheValuesTheyView) {
+  py::dict scope = python_scope(R"PY(
+import numpy as np
+from tinygrad import Tensor
+rng = np.random.default_rng(0)
+w = Tensor(rng.uniform(-2, 2, (32, 32)).astype(np.float32))
+x = Tensor(rng.uniform(-2, 2, (32, 32)).astype(np.float32))
+)PY");
+  Trace trace = tl::tinygrad::trace(py::eval("lambda x: (x @ w).relu()", scope), py::make_tuple(scope["x"]));
+  GradOptions options;
+  options.intermediate_grads = true;
+  trace.derive_grads(options);
+  const auto first = [&](const std::string& name) -> const Op& {
+    for (const Op& op : trace.ops) {
+      if (op.framework_op == name) return op;
+    }
+    throw std::runtime_error("no " + name);
+  };
+  const Op& product = first("MUL");
+  const Op& sum = first("REDUCE");
+  ASSERT_EQ(product.shape, (std::vector<std::int64_t>{32, 32, 32}));
+  ASSERT_TRUE(product.grad && sum.grad);
+  const std::vector<double> broadcast = product.grad->to_doubles(), summed = sum.grad->to_doubles();
+  for (std::size_t i = 0; i < broadcast.size(); ++i) ASSERT_EQ(broadcast[i], summed[i / 32]) << "element " << i;
+  const Op& input = *trace.input_ops().at(0);
+  const Op& reshaped = trace.ops[trace.ops[product.parents.at(0).op].parents.at(0).op];  // x reshaped to 32x1x32
+  ASSERT_EQ(reshaped.framework_op, "RESHAPE");
+  ASSERT_EQ(reshaped.parents.at(0).op, input.index);
+  EXPECT_EQ(reshaped.grad->bytes, input.grad->bytes);
+}
+
 TEST(DerivedGrads, UserTensorsKeepTheirGrad) {
   py::dict scope = python_scope(std::string(kModel) + "\nw.requires_grad = True\nx.requires_grad = True\n");
   Trace trace = tl::tinygrad::trace(scope["f"], py::make_tuple(scope["x"]));

@@ -14,7 +14,7 @@ from tinygrad.tensor import Tensor
 from tinygrad.uop.ops import GroupOp, Ops, UOp
 
 from tl_buffer_write import op_sources
-from tl_evaluation import (Builder, Live, Requests, eager_schedule, evaluation_context, fresh_buffer, make_plan, rebuilt, run,
+from tl_evaluation import (VIEWS, Builder, Live, Requests, eager_schedule, evaluation_context, fresh_buffer, make_plan, rebuilt, run,
                            with_ownership)
 
 
@@ -36,9 +36,29 @@ def loss_of(outputs: list, expression: str, wide: bool = False):
   return eval(expression, {"outputs": outputs, "Tensor": Tensor})  # noqa: S307 - the caller's own option
 
 
-def derive(live: Live, payloads: list, outputs: list, expression: str, targets: list, inputs: list) -> list:
-  """d loss / d op for every op in `targets` (float ops), as Buffers in target order; `inputs` are the
-  input ops among them, realized together as an eager twin realizes an input gradient."""
+def _concrete(view: UOp) -> bool:
+  """Whether a movement's arguments are all integers (a symbolic one leaves the view to tinygrad)."""
+  return all(isinstance(a, int) if not isinstance(a, tuple) else all(isinstance(b, int) for b in a) for a in view.marg)
+
+
+def _view_of_another(g: UOp, computed: dict, own: int) -> tuple | None:
+  """(target position, views from it up to g) where g is concrete views over another target's
+  gradient: the host derives it from that payload (host_views.h), as a capture derives a view, instead
+  of tinygrad materializing a copy (a matmul's product's gradient: 262,144 elements)."""
+  views, u = [], g
+  while u.op in VIEWS and _concrete(u):
+    views.append(u)
+    u = u.src[0]
+    if computed.get(u, own) != own: return computed[u], views[::-1]
+  return None
+
+
+def derive(live: Live, payloads: list, outputs: list, expression: str, targets: list, inputs: list) -> tuple:
+  """d loss / d op for every op in `targets` (float ops), in target order: a list of (Buffer, owned)
+  and a dict of the ones the host derives instead, position -> (position of the gradient it is views
+  of, those views). `inputs` are the input ops among the targets, realized together as an eager twin
+  realizes an input gradient; another target's gradient that eager's schedule realizes (the base of an
+  input's) is read from there."""
   with evaluation_context():
     nodes = rebuilt(live, payloads)
     loss = loss_of([Tensor(nodes[live.nodes[i]]) for i in outputs], expression)
@@ -46,8 +66,14 @@ def derive(live: Live, payloads: list, outputs: list, expression: str, targets: 
     gradients = [g.uop for g in loss.gradient(*target_tensors)]
     # an input gradient that reads no buffer (a zero where the loss does not reach) has no eager kernel
     input_set = {i for i, g in zip(targets, gradients) if i in set(inputs) and any(x.op is Ops.BUFFER for x in g.toposort())}
-    eager_part = [g for i, g in zip(targets, gradients) if i in input_set]
-    others = [(i, g) for i, g in zip(targets, gradients) if i not in input_set]
+    eager = eager_schedule([g for i, g in zip(targets, gradients) if i in input_set and 0 not in g.shape])
+    eager_map = eager.buffer_map if eager else {}
+    first = {}
+    for k, g in enumerate(gradients): first.setdefault(g, k)
+    host = {k: view for k, (i, g) in enumerate(zip(targets, gradients))
+            if i not in input_set and 0 not in g.shape and (view := _view_of_another(g, first, k)) is not None}
+    realized = {g for g in gradients if g in eager_map}  # target gradients eager's schedule realizes
+    others = [(i, g) for k, (i, g) in enumerate(zip(targets, gradients)) if i not in input_set and k not in host and g not in realized]
     plan = make_plan([g for _, g in others], exact=False) if others else None
     requests = Requests()
     request_of = {}
@@ -57,6 +83,7 @@ def derive(live: Live, payloads: list, outputs: list, expression: str, targets: 
       store: dict[int, UOp] = {}
 
       def frontier(u):
+        if u in realized: return eager_map[u]
         if u in wanted: return request(u)
         if u in forward:
           if forward[u] not in store: store[forward[u]] = fresh_buffer(*payloads[forward[u]])
@@ -75,9 +102,7 @@ def derive(live: Live, payloads: list, outputs: list, expression: str, targets: 
       for _, g in others:
         if 0 not in g.shape: request(g)
     schedules = requests.finish()
-    eager = eager_schedule([g for g in eager_part if 0 not in g.shape])
-    run(schedules + ([eager] if eager else []))
-    eager_map = eager.buffer_map if eager else {}
+    run(([eager] if eager else []) + schedules)  # eager's first: the other gradients may read its buffers
     # an input gradient eager realized only the base of (a view of it): read through the view, as
     # `.numpy()` reads it, in a run of its own (exact: a view computes nothing)
     viewed = Requests()
@@ -88,12 +113,12 @@ def derive(live: Live, payloads: list, outputs: list, expression: str, targets: 
         viewed.add(through[g], private=False)
     if through: run(viewed.finish())
     result, created = [], []
-    for i, g in zip(targets, gradients):
-      if 0 in g.shape: result.append(None); created.append(False)
-      elif i in input_set and g in eager_map: result.append(eager_map[g].base.buffer); created.append(True)
+    for k, (i, g) in enumerate(zip(targets, gradients)):
+      if 0 in g.shape or k in host: result.append(None); created.append(False)
+      elif g in realized: result.append(eager_map[g].base.buffer); created.append(True)
       elif i in input_set: result.append(viewed.buffer(through[g])); created.append(viewed.created(through[g]))
       else: result.append(requests.buffer(request_of[g])); created.append(requests.created(request_of[g]))
-    return with_ownership(result, created)
+    return with_ownership(result, created), host
 
 
 def losses(live: Live, payloads: list, outputs: list, expression: str, replacement_sets: list) -> list:
