@@ -242,21 +242,26 @@ void observe(Edge& edge, const JobResult& plain, const JobResult& tried) {
 bool replays(const Op& op, const JobResult& result) { return result.value && compare(*op.out, *result.value).equal; }
 
 // Runs the first round, then a second with the later tries of every edge the first try left
-// unchanged (most edges change at once, so most ops are evaluated twice, not four times) and, for each
-// op whose payload is eager's and differs from its replay over its parents' payloads, its replay as
-// eager computed it (`as_eager`: op -> that result).
+// unchanged (most edges change at once, so most ops are evaluated twice, not four times) and, where an
+// op whose payload is eager's differs from its replay over its parents' payloads, every such op as
+// eager computed it (`as_eager`: op -> that result, for the ops that differed).
 std::vector<JobResult> run_rounds(const TinygradLiveGraph& live, const Trace& trace, FirstRound& round,
                                   std::map<std::size_t, JobResult>& as_eager, std::optional<std::string>& failure) {
   std::vector<JobResult> results = evaluate_jobs(live, trace, round.list, failure);
   if (failure) return results;
   JobList second;
-  std::vector<std::pair<std::size_t, std::size_t>> eager_jobs;  // (op, job)
+  // Where one differs, every such op is rebuilt as eager computed it, all in one schedule: tinygrad
+  // splits them into eager's kernels only together (outputs that share a reduction share its kernel).
+  std::vector<std::pair<std::size_t, std::size_t>> eager_jobs;  // (first round's plain job, job)
+  const bool any_differs = std::any_of(round.plain.begin(), round.plain.end(), [&](const auto& plain) {
+    return round.eager[plain.first] && !replays(trace.ops[plain.first], results[plain.second]);
+  });
   for (const auto& [index, job] : round.plain) {
-    if (!round.eager[index] || replays(trace.ops[index], results[job])) continue;
+    if (!any_differs || !round.eager[index]) continue;
     py::dict again;
     again["op"] = index;
     again["as_eager"] = true;
-    eager_jobs.emplace_back(index, second.add(again));
+    eager_jobs.emplace_back(job, second.add(again));
   }
   std::vector<std::pair<std::size_t, std::size_t>> second_jobs;  // (edge, job)
   for (std::size_t e = 0; e < round.edges.size(); ++e) {
@@ -269,7 +274,10 @@ std::vector<JobResult> run_rounds(const TinygradLiveGraph& live, const Trace& tr
   if (second_jobs.empty() && eager_jobs.empty()) return results;
   std::vector<JobResult> later = evaluate_jobs(live, trace, second, failure);
   if (failure) return results;
-  for (const auto& [index, job] : eager_jobs) as_eager[index] = std::move(later[job]);
+  for (const auto& [plain, job] : eager_jobs) {  // an op that replayed over its parents keeps that verdict
+    const std::size_t index = round.list.jobs[plain]["op"].cast<std::size_t>();
+    if (!replays(trace.ops[index], results[plain])) as_eager[index] = std::move(later[job]);
+  }
   for (const auto& [e, job] : second_jobs) {
     Edge& edge = round.edges[e];
     observe(edge, results[edge.local_plain], later[job]);

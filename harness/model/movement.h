@@ -1,7 +1,8 @@
 // Movement ops (reshape, permute, expand, pad, shrink, flip) applied to host payloads. A capture
 // derives a view's payload from its parent's instead of asking the framework to materialize it:
 // views are pure data movement, and every materialized buffer costs a scheduled kernel. Replay
-// validation re-runs each view in the framework, so a mistake here cannot pass unseen.
+// validation re-runs each view in the framework (a broadcast with numpy), so a mistake here cannot
+// pass unseen.
 #pragma once
 
 #include <cstdint>

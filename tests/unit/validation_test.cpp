@@ -2,6 +2,7 @@
 // wrong ground truth each fail, naming the op; an unchanged perturbation is unverified with its reason, never silently passed.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <set>
 
 #include "backends/tinygrad/protocol.h"
@@ -223,29 +224,34 @@ v = Tensor(rng.uniform(-2, 2, (1000,)).astype(np.float32))
   }
 }
 
-// An output's payload is eager's (here the sum's, which eager realized, the output being a reshape of
-// it). Where eager's kernel sums in the order the op's parents were computed in, the op replays over
-// its parents' payloads; where it does not (a 1,024-term sum of a repeat, which eager reads through
-// the repeat), it replays as eager computed it, and one ulp off still fails.
+// An output's payload is eager's. Where eager's kernel sums in the order the op's parents were
+// computed in, the op replays over its parents' payloads; where it does not, it replays as eager
+// computed it, with every other such op, as eager's schedule split them: a 1,024-term sum of a repeat,
+// which eager reads through the repeat (the output is a reshape of the sum, which eager realized), and
+// three softmaxes whose reductions eager's schedule shares. One ulp off still fails.
 TEST(Validation, AnOutputSummedInAnotherOrderReplaysAsEagerComputedIt) {
   py::dict scope = python_scope(R"PY(
 import numpy as np
 from tinygrad import Tensor
 x = Tensor(np.random.default_rng(0).uniform(-2, 2, (8, 16)).astype(np.float32))
+l = Tensor(np.random.default_rng(1).uniform(-2, 2, (1000,)).astype(np.float32))
 )PY");
-  Trace trace = tl::tinygrad::trace(py::eval("lambda x: x.reshape(-1).repeat(8).sum()", scope), py::make_tuple(scope["x"]));
-  const std::vector<Payload> truth = own_outputs(trace);
-  const std::size_t sum = first_op_named(trace, "REDUCE");
-  const ValidationStatus status = trace.validate(truth);
-  ASSERT_EQ(status.state, ValidationState::Passed) << status.message;
-  bool as_eager = false;
-  for (const Decision& d : status.decisions)
-    as_eager |= d.op == sum && d.phase == ValidationPhase::Replay && d.reason.find("as eager computed it") != std::string::npos;
-  EXPECT_TRUE(as_eager);
-  trace.ops[sum].out->bytes[0] ^= 0x01;
-  const ValidationStatus wrong = trace.validate(truth);
-  EXPECT_EQ(wrong.state, ValidationState::Failed);
-  EXPECT_NE(wrong.message.find(trace.ops[sum].label), std::string::npos) << wrong.message;
+  for (const char* forward :
+       {"lambda x, l: x.reshape(-1).repeat(8).sum()", "lambda x, l: (x.softmax(-1), x.log_softmax(-1), l.softmax(0))"}) {
+    Trace trace = tl::tinygrad::trace(py::eval(forward, scope), py::make_tuple(scope["x"], scope["l"]));
+    const std::vector<Payload> truth = own_outputs(trace);
+    const ValidationStatus status = trace.validate(truth);
+    ASSERT_EQ(status.state, ValidationState::Passed) << forward << ": " << status.message;
+    std::optional<std::size_t> as_eager;
+    for (const Decision& d : status.decisions) {
+      if (d.phase == ValidationPhase::Replay && d.reason.find("as eager computed it") != std::string::npos) as_eager = d.op;
+    }
+    ASSERT_TRUE(as_eager) << forward;
+    trace.ops[*as_eager].out->bytes[0] ^= 0x01;
+    const ValidationStatus wrong = trace.validate(truth);
+    EXPECT_EQ(wrong.state, ValidationState::Failed) << forward;
+    EXPECT_NE(wrong.message.find(trace.ops[*as_eager].label), std::string::npos) << wrong.message;
+  }
 }
 
 // A broadcast is replayed on the host (numpy's broadcast_to of its parent's payload): a 64x64x64
