@@ -242,7 +242,8 @@ class Plan:
     """Whether `consumer`, built in `context`, reads `chain` (views over a node) from that node's buffer."""
     base = view_base(chain)
     if self.constish.get(base, True) or base.op not in CHAINABLE: return False
-    if self.every_edge or base in context: return True                                         # tinygrad realizes it here
+    if self.every_edge: return not (consumer.op is Ops.REDUCE and base.op in GroupOp.ALU)  # a sum of products fused
+    if base in context: return True                                                            # tinygrad realizes it here
     if self.context.get(base, frozenset()) != self.within(context, base) - {base}: return False
     if expanding(chain) and self.holds_reduce(base, self.within(context, base)): return True  # and here
     if base.dtype.scalar() not in self.native: return False
@@ -252,7 +253,9 @@ class Plan:
 
 def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, exact=True) -> Plan:
   """`exact=False`: every node computed once over its sources' buffers (each op rounded as it is
-  stored; linear in the graph), where the values need not be tinygrad's fused ones bit for bit."""
+  stored; linear in the graph), where the values need not be tinygrad's fused ones bit for bit; but a
+  reduction fuses the ALU op it sums (its sources still read from buffers), as tinygrad fuses a
+  matmul: summing a materialized 64x64x64 product costs DEV=PYTHON twice the fused kernel."""
   topo = [u for u in UOp.sink(*nodes).toposort() if u.op is not Ops.SINK]
   constish: dict[UOp, bool] = {}
   reduce_region: dict[UOp, bool] = {}
