@@ -7,11 +7,13 @@
 #include "harness/backend/backend_registry.h"
 #include "harness/cells/finite_differences.h"
 #include "python_scope.h"
+#include "trace_ops.h"
 
 namespace tl {
 namespace {
 
 namespace py = pybind11;
+using testing::first_op_named;
 using testing::python_scope;
 
 constexpr const char* kModel = R"PY(
@@ -150,14 +152,8 @@ x = Tensor(rng.uniform(-2, 2, (32, 32)).astype(np.float32))
   GradOptions options;
   options.intermediate_grads = true;
   trace.derive_grads(options);
-  const auto first = [&](const std::string& name) -> const Op& {
-    for (const Op& op : trace.ops) {
-      if (op.framework_op == name) return op;
-    }
-    throw std::runtime_error("no " + name);
-  };
-  const Op& product = first("MUL");
-  const Op& sum = first("REDUCE");
+  const Op& product = trace.ops[first_op_named(trace, "MUL")];
+  const Op& sum = trace.ops[first_op_named(trace, "REDUCE")];
   ASSERT_EQ(product.shape, (std::vector<std::int64_t>{32, 32, 32}));
   ASSERT_TRUE(product.grad && sum.grad);
   const std::vector<double> broadcast = product.grad->to_doubles(), summed = sum.grad->to_doubles();

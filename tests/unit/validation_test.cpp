@@ -9,12 +9,14 @@
 #include "harness/backend/backend_registry.h"
 #include "harness/model/refusal.h"
 #include "python_scope.h"
+#include "trace_ops.h"
 #include "tutorial.h"
 
 namespace tl {
 namespace {
 
 namespace py = pybind11;
+using testing::first_op_named;
 using testing::python_scope;
 
 constexpr const char* kTutorial = testing::kTutorialSetup;
@@ -28,13 +30,6 @@ std::vector<Payload> own_outputs(const Trace& trace) {
   std::vector<Payload> outputs;
   for (const Op* op : trace.output_ops()) outputs.push_back(*op->out);
   return outputs;
-}
-
-std::size_t first_op_named(const Trace& trace, const std::string& framework_op) {
-  for (const Op& op : trace.ops) {
-    if (op.framework_op == framework_op) return op.index;
-  }
-  throw std::runtime_error("no " + framework_op);
 }
 
 // Phases, verdicts and states are closed enums whose names are what `validate` prints and saves.
