@@ -9,9 +9,11 @@ what perturbation compares with its local plain twin.
 
 A job that inlines a reduction reads buffers of its own, so no node of it is shared with another
 job (tinygrad would otherwise realize a shared node once, and fuse the reduction differently from
-the capture). The ops whose payload is eager's (the outputs) are rebuilt as eager computed them: their
-whole graphs over one set of buffers of their own, in the same schedule, so tinygrad splits them
-into the kernels it split eager's into (outputs that share a reduction share its kernel)."""
+the capture). The ops whose payload is eager's (the outputs) are rebuilt over their parents' payloads
+first; where one differs (eager's kernel summed in another order), all of them again as eager
+computed them (`as_eager`): their whole graphs over one set of buffers of their own, in the same
+schedule, so tinygrad splits them into the kernels it split eager's into (outputs that share a
+reduction share its kernel). A broadcast is moved on the host (`broadcast`)."""
 from __future__ import annotations
 
 import math
