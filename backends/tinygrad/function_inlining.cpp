@@ -20,6 +20,13 @@ py::dict innermost_calls_inlined(const py::object& sink) {
     const py::tuple function = node.attr("src")[py::int_(0)].attr("src");
     const py::object body = function[0];
     if (reaches_op(body, "FUNCTION")) continue;  // a nested call: inline it first
+    // An argument that is itself a call's result is inlined first: calls of one layer share their
+    // body (hash-consed), and substituting into a body that an argument's call also holds leaves
+    // it as it was (tinygrad's rewrite does not enter a call's body), so the stacked call would
+    // keep its PARAMs (two stacked TransformerBlocks: "invalid shrink").
+    bool argument_calls = false;
+    for (std::size_t i = 1; i < function.size(); ++i) argument_calls = argument_calls || reaches_op(function[i], "FUNCTION");
+    if (argument_calls) continue;
     py::dict params;
     for (py::handle param : body.attr("toposort")()) {
       if (op_name(param) == "PARAM") params[param] = function[1 + param.attr("arg").cast<std::size_t>()];
