@@ -51,6 +51,7 @@ from tinygrad.uop.ops import GroupOp, Ops, UOp, graph_rewrite
 from tinygrad.uop.symbolic import sym, symbolic_simple
 
 from tl_buffer_write import is_buffer_write, without_writes
+from tl_kernels import run_deduplicated
 from tl_runtime import tinygrad_dtype_name
 
 VIEWS = {Ops.RESHAPE, Ops.EXPAND, Ops.PAD, Ops.SHRINK, Ops.PERMUTE, Ops.FLIP}
@@ -379,6 +380,7 @@ class Schedule:
   linear: UOp
   var_vals: dict
   buffer_map: dict
+  keep: bool = False  # every kernel runs, none is taken for another's (eager's own schedule)
 
 
 def schedule(sinks: list[UOp]) -> Schedule:
@@ -404,14 +406,12 @@ def evaluation_context():
 
 
 def run(schedules: list[Schedule]) -> int:
-  """Runs every schedule's kernels as one linear, in order; returns how many kernels ran."""
+  """Runs every schedule's kernels as one linear, in order, each distinct kernel once (tl_kernels);
+  returns how many kernels ran."""
   import tinygrad.engine.realize as realize_module  # looked up per call: the cells' probe wraps it
   var_vals: dict = {}
   for s in schedules: var_vals.update(s.var_vals)
-  linear = UOp(Ops.LINEAR, src=tuple(k for s in schedules for k in s.linear.src))
-  before = GlobalCounters.kernel_count
-  realize_module.run_linear(linear, var_vals)
-  return GlobalCounters.kernel_count - before
+  return run_deduplicated([(s.linear, s.keep) for s in schedules], var_vals, realize_module.run_linear).ran
 
 
 SHARED_NODE_BUFFERS = 3  # tinygrad keeps a node two kernels share when it reads more buffers (remove_bufferize)
@@ -512,7 +512,10 @@ class Requests:
 def eager_schedule(roots: list[UOp]) -> Schedule | None:
   """What Tensor.realize(*outputs) schedules: every root without a buffer of its own."""
   to_realize = [r for r in roots if r.device is not None and not r.has_buffer_identity()]
-  return schedule(to_realize) if to_realize else None
+  if not to_realize: return None
+  eager = schedule(to_realize)
+  eager.keep = True
+  return eager
 
 
 # ---------------------------------------------------------------------------------------------
