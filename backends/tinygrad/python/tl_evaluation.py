@@ -744,19 +744,13 @@ def chained_ops(live: Live) -> list:
 
 def alone(live: Live, payloads: list, ops: list) -> list:
   """Each listed op's value as tinygrad gives its node realized on its own (`t.numpy()`), over the
-  captured leaves: one schedule and one run per op. What the capture's values are checked against."""
+  captured leaves: a schedule of its own per op, all in one run (a kernel two ops' schedules share
+  runs once). What the capture's values are checked against."""
   with evaluation_context():
     nodes = rebuilt(live, payloads)
-    values, created = [], []
-    for i in ops:
-      node = nodes[live.nodes[i]]
-      if 0 in node.shape:
-        values.append(None)
-        created.append(False)
-        continue
-      requests = Requests()
-      requests.add(node.contiguous(), private=True)
-      run(requests.finish())
-      values.append(requests.buffer(node.contiguous()))
-      created.append(requests.created(node.contiguous()))
-    return with_ownership(values, created)
+    requests = Requests()
+    sinks = [None if 0 in nodes[live.nodes[i]].shape else nodes[live.nodes[i]].contiguous() for i in ops]
+    for sink in dict.fromkeys(s for s in sinks if s is not None): requests.add(sink, private=True)
+    run(requests.finish())
+    values = [None if s is None else requests.buffer(s) for s in sinks]
+    return with_ownership(values, [s is not None and requests.created(s) for s in sinks])

@@ -22,11 +22,22 @@ from tinygrad.helpers import GlobalCounters
 from tinygrad.uop.ops import Ops, UOp, buffers
 
 
-def _identity(uop: UOp, written: dict) -> object:
-  """What a kernel argument holds: the node that wrote it in this run, or itself (a buffer that
-  existed before the run); a BUFFER_VIEW is its base's identity at an offset."""
-  if uop.op is Ops.BUFFER_VIEW: return ("view", _identity(uop.src[0], written), uop.arg, uop.dtype)
-  return written.get(uop, uop)
+class _Identities:
+  """Small integers for what buffers hold, so that a key is flat however deep the run: the identity
+  of a written buffer names its writer's key, which names the identities it read."""
+
+  def __init__(self):
+    self.ids: dict = {}
+
+  def of(self, key) -> int:
+    return self.ids.setdefault(key, len(self.ids))
+
+
+def _identity(uop: UOp, written: dict, ids: _Identities) -> int:
+  """What a kernel argument holds: what the run wrote into it, or itself (a buffer that existed
+  before the run); a BUFFER_VIEW is its base's identity at an offset."""
+  if uop.op is Ops.BUFFER_VIEW: return ids.of(("view", _identity(uop.src[0], written, ids), uop.arg, uop.dtype))
+  return written[uop] if uop in written else ids.of(("before", uop))
 
 
 class KernelRun:
@@ -46,20 +57,22 @@ class KernelRun:
         writes[args[i]] = writes.get(args[i], 0) + 1
         if i in ins: in_place.add(args[i])
     self.unshareable = in_place | {u for u, n in writes.items() if n > 1}
-    written: dict[UOp, object] = {}   # buffer node -> identity of what the run wrote into it
-    produced: dict[object, tuple] = {}  # identity of a call -> its output nodes
+    ids = _Identities()
+    written: dict[UOp, int] = {}       # buffer node -> identity of what the run wrote into it
+    produced: dict[int, tuple] = {}    # identity of a call -> its output nodes
     for call, keep in calls:
       args = get_call_arg_uops(call)
       outs, ins = get_call_outs_ins(call)
       if call.src[0].op is not Ops.PROGRAM or not outs:
         # a copy or view: cheap, always run; what it writes is its kind over what it reads
-        for i in outs: written[args[i]] = ("call", call.src[0].key, tuple(_identity(args[j], written) for j in ins))
+        key = ids.of(("call", call.src[0].key, tuple(_identity(args[j], written, ids) for j in ins)))
+        for n, i in enumerate(outs): written[args[i]] = ids.of((key, n))
         self.kept.append(call)
         continue
       program = call.src[0]
       reads = tuple(sorted(set(ins) | {i for i in outs if args[i] in written or args[i] in self.unshareable}))
       used_vars = tuple((v.expr, var_vals.get(v.expr)) for v in program.arg.vars)
-      key = (program.key, tuple((i, _identity(args[i], written)) for i in reads), used_vars)
+      key = ids.of((program.key, tuple((i, _identity(args[i], written, ids)) for i in reads), used_vars))
       shareable = not keep and all(args[i].op is Ops.BUFFER and args[i] not in self.unshareable for i in outs)
       earlier = produced.get(key) if shareable else None
       if earlier is not None:
@@ -69,7 +82,7 @@ class KernelRun:
       else:
         self.kept.append(call)
         if shareable: produced[key] = tuple(args[i] for i in outs)
-      for n, i in enumerate(outs): written[args[i]] = (key, n)
+      for n, i in enumerate(outs): written[args[i]] = ids.of((key, n))
 
   def execute(self, run_linear) -> int:
     """Runs the kept calls as one linear; returns how many kernels ran."""
