@@ -44,7 +44,7 @@ from typing import Callable
 from tinygrad.callify import transform_to_call
 from tinygrad.device import Device
 from tinygrad.dtype import dtypes, truncate
-from tinygrad.helpers import Context, GlobalCounters
+from tinygrad.helpers import Context
 from tinygrad.schedule import create_linear_with_vars
 from tinygrad.uop.decompositions import get_late_rewrite_patterns
 from tinygrad.uop.ops import GroupOp, Ops, UOp, graph_rewrite
