@@ -47,6 +47,7 @@ CellResult run_isolated(const Args& args, const std::string& roster_file, const 
   RunSettings settings = run_settings(args);
   const CellResult identity = CellResult::of(row);
   const ChildOutcome outcome = run_children({cell_command(backend_of(args), roster_file, row.id, settings.limits)}, 1).front();
+  if (outcome.interrupted_by != 0) throw RunInterrupted(outcome.interrupted_by, {}, {row.id});  // no record of it
   return cell_result_from_child(outcome, identity, settings.limits, row.xfail);
 }
 

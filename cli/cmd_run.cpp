@@ -38,18 +38,23 @@ int run_command(const Args& args) {
     clear_records(record, selected);
   }
   const auto progress = reporter_progress(*reporter);
-  const auto runs =
-      run_cells(spec, selected, args.all("row"), settings, [&](const CellRun& run, std::size_t done, std::size_t total) {
-        if (!record.empty()) write_record(record, run.result);  // as each ends: a shard killed later keeps what it finished
-        progress(run, done, total);
-      });
+  const RunOutcome outcome = run_or_interrupted([&] {
+    return run_cells(spec, selected, args.all("row"), settings, [&](const CellRun& run, std::size_t done, std::size_t total) {
+      if (!record.empty()) write_record(record, run.result);  // as each ends: a shard killed later keeps what it finished
+      progress(run, done, total);
+    });
+  });
+  const std::vector<CellRun>& runs = outcome.runs;
   // The digest is of the roster files, so a shard's card and manifest name the whole roster it is part of.
   const RunFacts facts = run_facts(spec, rosters, runs, args.value("leg", "pinned"), settings.limits.time);
-  const Scorecard card = make_scorecard(spec, facts, results_of(runs));
+  Scorecard card = make_scorecard(spec, facts, results_of(runs));
+  card.interrupted = outcome.interrupted;
   write_file_atomically(out, json_text(card.to_json(), 2) + "\n");
-  if (!record.empty()) write_manifest(record, spec, facts, shard, runs);
+  // The manifest says the run finished: an interrupted one has none, so a merge reports its missing cells.
+  if (!record.empty() && !outcome.interrupted) write_manifest(record, spec, facts, shard, runs);
   reporter->run_finished(card, results_of(runs));
   std::cerr << "scorecard written to " << out << (shard.empty() ? "" : " (shard " + shard + ")") << "\n";
+  if (outcome.interrupted) return interrupted_exit(outcome, out);
   for (const CellRun& run : runs) {
     if (is_failure(run.result.state)) return kExitFailed;
   }

@@ -87,20 +87,25 @@ int scorecard_command(const Args& args) {
   const std::optional<Scorecard> baseline = baseline_of(args, baseline_path);
   const std::unique_ptr<Reporter> reporter = reporter_of(args);
   const RunSettings settings = run_settings(args);
-  std::vector<CellRun> runs;
+  RunOutcome outcome;
   std::optional<RunFacts> facts;
   if (args.values.contains("from")) {
     MergedRecords merged = merge_records(spec, rosters, args.all("from"), args.value("leg"));
-    runs = std::move(merged.runs);
+    outcome.runs = std::move(merged.runs);
     facts = std::move(merged.facts);  // the shards' own, when their manifests say
   } else {
-    runs = run_cells(spec, rosters, {}, settings, reporter_progress(*reporter));
+    outcome = run_or_interrupted([&] { return run_cells(spec, rosters, {}, settings, reporter_progress(*reporter)); });
   }
+  const std::vector<CellRun>& runs = outcome.runs;
   if (!facts) facts = run_facts(spec, rosters, runs, leg, settings.limits.time);
-  const Scorecard card = make_scorecard(spec, *facts, results_of(runs));
+  Scorecard card = make_scorecard(spec, *facts, results_of(runs));
+  card.interrupted = outcome.interrupted;
   write_file_atomically(out, json_text(card.to_json(), 2) + "\n");
   reporter->run_finished(card, results_of(runs));
   std::cerr << "scorecard written to " << out << "\n";
+  // The cells a stopped run did not finish were not run: neither written as the committed card nor
+  // checked against it.
+  if (outcome.interrupted) return interrupted_exit(outcome, out);
 
   int status = kExitPassed;
   for (const CellRun& run : runs) {

@@ -12,6 +12,7 @@
 #include "harness/model/tlspec.h"
 #include "harness/report/scorecard.h"
 #include "harness/runs/cell_records.h"
+#include "harness/runs/cell_runs.h"
 #include "harness/supervise/child_supervisor.h"
 
 namespace {
@@ -142,6 +143,9 @@ int main(int argc, char** argv) {
   } catch (const tl::TlspecError& error) {
     std::cerr << "tlconform: bad .tlspec bundle: " << tl::terminal_text(error.what()) << "\n";
     return kExitUsage;
+  } catch (const tl::RunInterrupted& stop) {
+    std::cerr << "tlconform: " << stop.what() << ": its processes were killed and nothing more was written\n";
+    return kExitInterruptedBase + stop.signal();
   } catch (const tl::RunRequestError& error) {
     std::cerr << "tlconform: " << tl::terminal_text(error.what()) << "\n(tlconform help lists the commands and their options)\n";
     return kExitUsage;

@@ -58,6 +58,7 @@ ReportColumn column_of(const ReportCard& card) {
     if (!part.empty()) column.label += (column.label.empty() ? "" : " · ") + part;
   }
   if (column.label.empty()) column.label = card.source;
+  if (card.card.interrupted) column.label += " · interrupted by " + card.card.interrupted->signal;
   column.short_label =
       date_text.size() >= 16 ? date_text.substr(5, 11) + (column.commit.empty() ? "" : " · " + column.commit) : column.label;
   for (const ScorecardCell& cell : card.card.cells) {

@@ -124,6 +124,7 @@ nlohmann::json Scorecard::to_json() const {
   card["capabilities"] = capabilities_json(capabilities);
   card["summary"] = summary;
   card["run"] = run;
+  if (interrupted) card["interrupted"] = {{"signal", interrupted->signal}, {"unfinished", interrupted->unfinished}};
   return card;
 }
 
@@ -274,6 +275,12 @@ Scorecard Scorecard::from_json(const nlohmann::json& card, const std::string& so
       bad(source, "cell " + cell.id + " appears twice (cells[" + std::to_string(first->second) + "] and cells[" +
                       std::to_string(i) + "])");
     result.cells.push_back(std::move(cell));
+  }
+  if (card.contains("interrupted")) {
+    const nlohmann::json& interrupted = required_object(card, "interrupted", source);
+    required(interrupted, "unfinished", source, "interrupted");
+    result.interrupted = Interruption{required_string(interrupted, "signal", source, "interrupted"),
+                                      string_list(interrupted, "unfinished", source, "interrupted")};
   }
   std::map<std::string, std::size_t> capability_at;
   const nlohmann::json& capabilities = required_list(card, "capabilities", source);

@@ -10,11 +10,13 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <set>
 #include <stdexcept>
+#include <thread>
 
 #include "harness/supervise/channel_key.h"
 #include "harness/supervise/process_tree.h"
@@ -312,7 +314,69 @@ void watch(std::vector<Running>& running, const std::vector<ChildCommand>& comma
   }
 }
 
+// The signal that stops the run (SIGINT or SIGTERM), set by the handler below while a run lasts.
+volatile std::sig_atomic_t g_interrupt = 0;
+
+void note_interrupt(int signal) { g_interrupt = signal; }
+
+// SIGINT and SIGTERM handled (noted in g_interrupt) for the life of a run, then as they were.
+class InterruptWatch {
+ public:
+  InterruptWatch() {
+    g_interrupt = 0;
+    struct sigaction noting {};
+    noting.sa_handler = note_interrupt;
+    sigemptyset(&noting.sa_mask);
+    for (std::size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], &noting, &previous_[i]);
+  }
+  ~InterruptWatch() {
+    for (std::size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], &previous_[i], nullptr);
+  }
+  InterruptWatch(const InterruptWatch&) = delete;
+  InterruptWatch& operator=(const InterruptWatch&) = delete;
+
+ private:
+  static constexpr std::array<int, 2> kSignals{SIGINT, SIGTERM};
+  std::array<struct sigaction, 2> previous_{};
+};
+
+// How long the running children have, once the run's signal is passed on to them, before their
+// processes are killed.
+constexpr auto kInterruptGrace = std::chrono::seconds(2);
+
+// Stops the run: `signal` to each running child's process group, a grace to end, then every
+// child's processes killed. Each running child, and each one never started, is marked interrupted.
+void interrupt(std::vector<Running>& running, std::vector<ChildOutcome>& outcomes, std::size_t next, int signal) {
+  for (const Running& child : running) {
+    if (!child.ended) ::kill(-child.pid, signal);
+  }
+  const auto deadline = Clock::now() + kInterruptGrace;
+  for (;;) {
+    bool all_ended = true;
+    for (Running& child : running) {
+      if (!child.ended && ::waitpid(child.pid, &child.status, WNOHANG) == child.pid) child.ended = true;
+      all_ended = all_ended && child.ended;
+    }
+    if (all_ended || Clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  for (Running& child : running) {
+    finish(child);
+    outcomes[child.index] = std::move(child.outcome);
+    outcomes[child.index].interrupted_by = signal;
+  }
+  running.clear();
+  for (std::size_t index = next; index < outcomes.size(); ++index) outcomes[index].interrupted_by = signal;
+}
+
 }  // namespace
+
+int interrupting_signal(const std::vector<ChildOutcome>& outcomes) {
+  for (const ChildOutcome& outcome : outcomes) {
+    if (outcome.interrupted_by != 0) return outcome.interrupted_by;
+  }
+  return 0;
+}
 
 // One loop that owns every child's lifetime (start, watch limits, reap, kill leftovers): kept
 // whole so no path can leave a child or its tree running.
@@ -324,12 +388,17 @@ std::vector<ChildOutcome> run_children(const std::vector<ChildCommand>& commands
   // may read it (/proc/PID/mem, ptrace), and it writes no core dump.
   ::prctl(PR_SET_DUMPABLE, 0);
   const pid_t self = ::getpid();
+  const InterruptWatch interrupts;
   std::vector<ChildOutcome> outcomes(commands.size());
   std::vector<Running> running;
   std::size_t next = 0;
   auto last_heartbeat = Clock::now();
   auto last_scan = Clock::time_point{};
   while (next < commands.size() || !running.empty()) {
+    if (g_interrupt != 0) {
+      interrupt(running, outcomes, next, g_interrupt);
+      break;
+    }
     while (next < commands.size() && static_cast<int>(running.size()) < std::max(1, jobs)) {
       running.push_back(start(commands[next], next));
       if (events.started) events.started(next);
@@ -391,7 +460,9 @@ ChildOutcome run_child(const std::vector<std::string>& argv, std::chrono::second
   ChildCommand command;
   command.argv = argv;
   command.time_limit = limit;
-  return run_children({command}, 1).front();
+  ChildOutcome outcome = run_children({command}, 1).front();
+  if (outcome.interrupted_by != 0) ::raise(outcome.interrupted_by);  // handled as before the run now
+  return outcome;
 }
 
 std::string human_bytes(std::uint64_t bytes) {

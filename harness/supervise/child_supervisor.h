@@ -49,6 +49,9 @@ struct ChildOutcome {
   std::string result_text;  // what arrived on the result channel (bounded too)
   std::string result_key;   // the key the child was given, made as it started
   double seconds = 0.0;
+  // SIGINT or SIGTERM, when it stopped the run before this child finished (or started): the child
+  // was killed, or never ran, and nothing else here describes it.
+  int interrupted_by = 0;
 };
 
 struct SupervisorEvents {
@@ -62,9 +65,17 @@ struct SupervisorEvents {
 // Runs every command, `jobs` at a time; outcomes come back in the commands' order. While it runs, the
 // calling process is a subreaper too: what escapes a child's own subreaper (only when that one is
 // killed) comes to it, is charged to no other child, and is killed.
+// SIGINT and SIGTERM are the run's while it lasts: one stops it. No child starts after it, the
+// signal is passed on to each running child (its process group), and after a short grace each
+// child's processes are killed; those children, and the ones never started, come back with
+// `interrupted_by` set (`finished` is not called for them). The caller decides what to do next.
 std::vector<ChildOutcome> run_children(const std::vector<ChildCommand>& commands, int jobs, const SupervisorEvents& events = {});
 
-// One child with a time limit and no memory limit.
+// The signal that stopped a run of `outcomes`, or 0.
+int interrupting_signal(const std::vector<ChildOutcome>& outcomes);
+
+// One child with a time limit and no memory limit. A SIGINT or SIGTERM while it runs ends the
+// calling process by that signal, as it would have without the supervisor, once the child is gone.
 ChildOutcome run_child(const std::vector<std::string>& argv, std::chrono::seconds limit);
 
 // "512 MiB", "9.0 GiB": bytes for people.

@@ -42,6 +42,9 @@ TEST(Scorecard, ReadingThenWritingGivesTheCardBack) {
   failing["cells"][0]["failed_checks"] = {"capture"};
   failing["cells"][0]["failures"] = {{{"check", "capture"}, {"detail", "what it found"}}};
   EXPECT_EQ(Scorecard::from_json(failing, "card.json").to_json(), failing);
+  nlohmann::json interrupted = card;
+  interrupted["interrupted"] = {{"signal", "SIGINT"}, {"unfinished", {"op_add", "op_sub"}}};
+  EXPECT_EQ(Scorecard::from_json(interrupted, "card.json").to_json(), interrupted);
 }
 
 TEST(Scorecard, RejectsUnknownStatesAndDuplicatesNamingTheCell) {
@@ -77,6 +80,15 @@ TEST(Scorecard, RejectsCardsOfTheWrongShape) {
       {[](nlohmann::json& c) { c["provenance"]["leg"] = 5; }, "provenance.leg must be a string"},
       {[](nlohmann::json& c) { c["spec"] = "tinygrad"; }, "spec must be an object"},
       {[](nlohmann::json& c) { c["schema_version"] = 2; }, "has schema_version 2; this harness reads 1"},
+      {[](nlohmann::json& c) { c["interrupted"] = "SIGTERM"; }, "interrupted must be an object"},
+      {[](nlohmann::json& c) {
+         c["interrupted"] = {{"signal", "SIGTERM"}};
+       },
+       "interrupted has no 'unfinished'"},
+      {[](nlohmann::json& c) {
+         c["interrupted"] = {{"signal", 15}, {"unfinished", {}}};
+       },
+       "interrupted.signal must be a string"},
   };
   for (const auto& [edit, needle] : cases) {
     nlohmann::json card = committed_card();
