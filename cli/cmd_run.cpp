@@ -5,6 +5,7 @@
 // the run for `tlconform scorecard --from DIR ...` (how shards are merged).
 #include <filesystem>
 #include <iostream>
+#include <map>
 
 #include "cli/commands.h"
 #include "cli/run_options.h"
@@ -32,21 +33,29 @@ int run_command(const Args& args) {
     selected = shard_of(rosters, part);
     shard = to_string(part);
   }
+  const Checkout checkout = this_checkout();  // the code and rosters the cells run
   const std::string record = args.value("record");
+  std::map<std::string, nlohmann::json> provenance;  // each row's record's, by id
   if (!record.empty()) {
+    check_record_directory(record);
     writable_parent("record", (std::filesystem::path(record) / kRecordManifest).string());
     clear_records(record, selected);
+    for (const Roster& roster : selected) {
+      const nlohmann::json of_file = record_provenance(spec, checkout, roster_path(roster));
+      for (const RosterRow& row : roster.rows) provenance[row.id] = of_file;
+    }
   }
   const auto progress = reporter_progress(*reporter);
   const RunOutcome outcome = run_or_interrupted([&] {
     return run_cells(spec, selected, args.all("row"), settings, [&](const CellRun& run, std::size_t done, std::size_t total) {
-      if (!record.empty()) write_record(record, run.result);  // as each ends: a shard killed later keeps what it finished
+      // As each ends: a shard killed later keeps what it finished.
+      if (!record.empty()) write_record(record, run.result, provenance.at(run.result.id));
       progress(run, done, total);
     });
   });
   const std::vector<CellRun>& runs = outcome.runs;
   // The digest is of the roster files, so a shard's card and manifest name the whole roster it is part of.
-  const RunFacts facts = run_facts(spec, rosters, runs, args.value("leg", "pinned"), settings.limits.time);
+  const RunFacts facts = run_facts(spec, rosters, runs, args.value("leg", "pinned"), settings.limits.time, checkout);
   Scorecard card = make_scorecard(spec, facts, results_of(runs));
   card.interrupted = outcome.interrupted;
   write_file_atomically(out, json_text(card.to_json(), 2) + "\n");

@@ -87,17 +87,19 @@ int scorecard_command(const Args& args) {
   const std::optional<Scorecard> baseline = baseline_of(args, baseline_path);
   const std::unique_ptr<Reporter> reporter = reporter_of(args);
   const RunSettings settings = run_settings(args);
+  const Checkout checkout = this_checkout();  // the code and rosters the cells run
   RunOutcome outcome;
   std::optional<RunFacts> facts;
   if (args.values.contains("from")) {
-    MergedRecords merged = merge_records(spec, rosters, args.all("from"), args.value("leg"));
+    MergedRecords merged = merge_records(spec, rosters, args.all("from"), args.value("leg"),
+                                         [&] { return run_facts(spec, rosters, {}, leg, settings.limits.time, checkout); });
     outcome.runs = std::move(merged.runs);
     facts = std::move(merged.facts);  // the shards' own, when their manifests say
   } else {
     outcome = run_or_interrupted([&] { return run_cells(spec, rosters, {}, settings, reporter_progress(*reporter)); });
   }
   const std::vector<CellRun>& runs = outcome.runs;
-  if (!facts) facts = run_facts(spec, rosters, runs, leg, settings.limits.time);
+  if (!facts) facts = run_facts(spec, rosters, runs, leg, settings.limits.time, checkout);
   Scorecard card = make_scorecard(spec, *facts, results_of(runs));
   card.interrupted = outcome.interrupted;
   write_file_atomically(out, json_text(card.to_json(), 2) + "\n");

@@ -149,6 +149,9 @@ int main(int argc, char** argv) {
   } catch (const tl::RunRequestError& error) {
     std::cerr << "tlconform: " << tl::terminal_text(error.what()) << "\n(tlconform help lists the commands and their options)\n";
     return kExitUsage;
+  } catch (const tl::RecordDirectoryError& error) {
+    std::cerr << "tlconform: " << tl::terminal_text(error.what()) << "\n";
+    return kExitUsage;
   } catch (const tl::CorruptRecord& error) {
     std::cerr << "tlconform: corrupt record: " << tl::terminal_text(error.what()) << "\n";
     return kExitBadInput;

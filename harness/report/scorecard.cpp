@@ -60,6 +60,7 @@ Scorecard make_scorecard(const BackendSpec& spec, const RunFacts& facts, const s
   for (const auto& [key, value] : fields.items()) card.spec[key] = value.get<std::string>();
   card.provenance = {{"harness_version", facts.harness_version},
                      {"git_commit", facts.git_commit},
+                     {"git_worktree", facts.git_worktree},
                      {"framework_version_pinned", spec.pinned_version},
                      {"framework_version_seen", facts.framework_version_seen},
                      {"python_version", facts.python_version},

@@ -20,6 +20,7 @@ namespace tl {
 struct RunFacts {
   std::string harness_version;
   std::string git_commit;
+  std::string git_worktree;  // "clean", "dirty" or "unknown" (run_facts.h)
   std::string framework_version_seen;
   std::string python_version;
   std::string roster_digest;  // of the roster files' bytes, in name order

@@ -20,7 +20,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_support.h"
+#include "harness/backend/backend_registry.h"
 #include "harness/model/trace.h"
+#include "harness/runs/cell_records.h"
+#include "harness/runs/run_facts.h"
 #include "harness/supervise/cell_process.h"
 
 namespace tl {
@@ -32,6 +35,24 @@ using test::file_text;
 using test::has_staging;
 using test::scratch;
 using test::tlconform;
+
+// Records of every cell of the committed card, as `tlconform cell --record` writes them from this
+// checkout (the same provenance), each in the state `state_of(cell)` gives it.
+void write_committed_records(const fs::path& directory, const std::function<std::string(const nlohmann::json&)>& state_of) {
+  const nlohmann::json committed = nlohmann::json::parse(std::ifstream(test::source_path("scorecards/tinygrad/scorecard.json")));
+  const Checkout checkout = this_checkout();
+  fs::create_directories(directory);
+  for (const auto& cell : committed["cells"]) {
+    const std::string roster = cell["roster"];
+    const nlohmann::json record{{"id", cell["id"]},
+                                {"family", cell["family"]},
+                                {"roster", roster},
+                                {"state", state_of(cell)},
+                                {"provenance", record_provenance(backends::spec("tinygrad"), checkout,
+                                                                 test::source_path(roster.substr(0, roster.rfind(':'))))}};
+    std::ofstream(directory / (cell["id"].get<std::string>() + ".json")) << record.dump();
+  }
+}
 
 TEST(Cli, CrashAndHangAreCellStatesAndTheScorecardIsWritten) {
   const std::string roster = std::string(TL_SOURCE_DIR) + "/tests/unit/data/misbehaving_rows.yaml";
@@ -71,16 +92,12 @@ TEST(Cli, CrashAndHangAreCellStatesAndTheScorecardIsWritten) {
 
 TEST(Cli, ARegressedCellIsDriftAndFailsTheCheck) {
   // Recorded results equal to the committed scorecard, except one row that now fails.
-  const nlohmann::json committed =
-      nlohmann::json::parse(std::ifstream(std::string(TL_SOURCE_DIR) + "/scorecards/tinygrad/scorecard.json"));
   const std::string records = scratch("records");
-  fs::create_directories(records);
-  for (const auto& cell : committed["cells"]) {
-    nlohmann::json record{{"id", cell["id"]}, {"family", cell["family"]}, {"roster", cell["roster"]}, {"state", cell["state"]}};
-    if (cell["id"] == "tutorial_mlp") record["state"] = "failed";
-    if (cell["family"] == "ecosystem") record["state"] = "skipped";  // run without TORCHLENS_CONFORMANCE_ECOSYSTEM=1
-    std::ofstream(fs::path(records) / (cell["id"].get<std::string>() + ".json")) << record.dump();
-  }
+  write_committed_records(records, [](const nlohmann::json& cell) -> std::string {
+    if (cell["id"] == "tutorial_mlp") return "failed";
+    if (cell["family"] == "ecosystem") return "skipped";  // run without TORCHLENS_CONFORMANCE_ECOSYSTEM=1
+    return cell["state"];
+  });
   // The drift goes to stderr: stdout is the report's (--format).
   const ChildOutcome outcome =
       tlconform({"scorecard", "--backend", "tinygrad", "--from", records, "--check", "--out", scratch("fresh.json")});
@@ -106,14 +123,10 @@ TEST(Cli, WriteIsOnlyForThePinnedLeg) {
 TEST(Cli, WriteNeedsEveryCellRun) {
   const std::string committed_path = std::string(TL_SOURCE_DIR) + "/scorecards/tinygrad/scorecard.json";
   const std::string before = file_text(committed_path);
-  const nlohmann::json committed = nlohmann::json::parse(before);
   const std::string records = scratch("skipped-records");
-  fs::create_directories(records);
-  for (const auto& cell : committed["cells"]) {
-    nlohmann::json record{{"id", cell["id"]}, {"family", cell["family"]}, {"roster", cell["roster"]}, {"state", cell["state"]}};
-    if (cell["family"] == "ecosystem") record["state"] = "skipped";
-    std::ofstream(fs::path(records) / (cell["id"].get<std::string>() + ".json")) << record.dump();
-  }
+  write_committed_records(records, [](const nlohmann::json& cell) -> std::string {
+    return cell["family"] == "ecosystem" ? "skipped" : cell["state"];
+  });
   const ChildOutcome outcome =
       tlconform({"scorecard", "--backend", "tinygrad", "--from", records, "--write", "--out", scratch("w.json")});
   EXPECT_EQ(outcome.exit_code, 2) << outcome.stdout_text << outcome.stderr_text;
@@ -125,14 +138,9 @@ TEST(Cli, WriteNeedsEveryCellRun) {
 TEST(Cli, WriteNeedsEveryCellPassed) {
   const std::string committed_path = std::string(TL_SOURCE_DIR) + "/scorecards/tinygrad/scorecard.json";
   const std::string before = file_text(committed_path);
-  const nlohmann::json committed = nlohmann::json::parse(before);
   const std::string records = scratch("failed-records");
-  fs::create_directories(records);
-  for (const auto& cell : committed["cells"]) {
-    nlohmann::json record{{"id", cell["id"]}, {"family", cell["family"]}, {"roster", cell["roster"]}, {"state", cell["state"]}};
-    if (cell["id"] == "tutorial_mlp") record["state"] = "failed";
-    std::ofstream(fs::path(records) / (cell["id"].get<std::string>() + ".json")) << record.dump();
-  }
+  write_committed_records(
+      records, [](const nlohmann::json& cell) -> std::string { return cell["id"] == "tutorial_mlp" ? "failed" : cell["state"]; });
   const ChildOutcome outcome =
       tlconform({"scorecard", "--backend", "tinygrad", "--from", records, "--write", "--out", scratch("w.json")});
   EXPECT_EQ(outcome.exit_code, 2) << outcome.stdout_text << outcome.stderr_text;
@@ -444,12 +452,7 @@ TEST(Cli, ScorecardFromRefusesBadRecords) {
   };
   for (const auto& [what, corrupt] : corruptions) {
     const fs::path records = scratch("bad-records");
-    fs::create_directories(records);
-    for (const auto& cell : committed["cells"]) {
-      const nlohmann::json record{
-          {"id", cell["id"]}, {"family", cell["family"]}, {"roster", cell["roster"]}, {"state", cell["state"]}};
-      std::ofstream(records / (cell["id"].get<std::string>() + ".json")) << record.dump();
-    }
+    write_committed_records(records, [](const nlohmann::json& cell) -> std::string { return cell["state"]; });
     const fs::path bad = records / (victim + ".json");
     fs::remove(bad);
     corrupt(bad);
