@@ -23,6 +23,8 @@ int run_command(const Args& args) {
   const std::string out = writable_output("out", args.value("out", std::filesystem::absolute("scorecard.json").string()));
   const RunSettings settings = run_settings(args);
   const BackendSpec& spec = backend_of(args);
+  not_the_file("out", out, spec.committed_scorecard(),
+               "the committed scorecard (only scorecard --write replaces it, after its checks)");
   const std::unique_ptr<Reporter> reporter = reporter_of(args);
   std::vector<Roster> selected = rosters;
   std::string shard;

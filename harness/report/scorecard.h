@@ -126,10 +126,13 @@ struct Drift {
   std::string id;
   std::string before;  // "absent" when it was not there
   std::string after;
-  bool regression = false;  // a passed cell now failed, refused, crashed, timed out or lost; a capability flipped
+  // A passed cell now failed, refused, crashed, timed out or lost; a capability flipped. On the pinned
+  // leg also a cell no longer tested (is_regression) and a capability that lost its proof.
+  bool regression = false;
 };
 
-// Drift of cell states and capability states from `committed` to `fresh`, in the fresh card's order.
+// Drift of cell states and capability states from `committed` to `fresh`, in the fresh card's order;
+// `fresh`'s leg decides which rule applies.
 std::vector<Drift> scorecard_drift(const Scorecard& committed, const Scorecard& fresh);
 
 // Counts by state, overall and per family.

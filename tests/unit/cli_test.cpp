@@ -103,14 +103,17 @@ TEST(Cli, ARegressedCellIsDriftAndFailsTheCheck) {
       tlconform({"scorecard", "--backend", "tinygrad", "--from", records, "--check", "--out", scratch("fresh.json")});
   EXPECT_EQ(outcome.exit_code, 1) << outcome.stdout_text << outcome.stderr_text;
   EXPECT_NE(outcome.stderr_text.find("REGRESSION cell tutorial_mlp: passed -> failed"), std::string::npos) << outcome.stderr_text;
-  // The capabilities that tutorial_mlp proves lose their proof.
-  EXPECT_NE(outcome.stderr_text.find("capability Closure constant with a readable buffer: supported -> untested"),
+  // The capabilities that tutorial_mlp proves lose their proof: on the pinned leg, regressions too.
+  EXPECT_NE(outcome.stderr_text.find("REGRESSION capability Closure constant with a readable buffer: supported -> untested"),
             std::string::npos)
       << outcome.stderr_text;
-  // A cell that was not run here is drift, not a regression; the one regression is tutorial_mlp.
+  // A cell that was not run here is drift, not a regression, and so is a capability only it proves;
+  // the regressions are tutorial_mlp and the two capabilities it proves.
   EXPECT_NE(outcome.stderr_text.find("cell llm_transformer_block: passed -> skipped"), std::string::npos) << outcome.stderr_text;
   EXPECT_EQ(outcome.stderr_text.find("REGRESSION cell llm_transformer_block"), std::string::npos) << outcome.stderr_text;
-  EXPECT_NE(outcome.stderr_text.find(", 1 regression"), std::string::npos) << outcome.stderr_text;
+  EXPECT_NE(outcome.stderr_text.find("drift      capability A write into a buffer the forward reads back"), std::string::npos)
+      << outcome.stderr_text;
+  EXPECT_NE(outcome.stderr_text.find(", 3 regression"), std::string::npos) << outcome.stderr_text;
 }
 
 TEST(Cli, WriteIsOnlyForThePinnedLeg) {
@@ -150,6 +153,75 @@ TEST(Cli, WriteNeedsEveryCellPassed) {
       std::string::npos)
       << outcome.stderr_text;
   EXPECT_EQ(file_text(committed_path), before) << "the committed scorecard changed";
+}
+
+// Issue 37.5: --out never names the card a run is checked against, nor the committed card (which
+// only --write replaces, after its checks), however it is spelled; nothing is run or written.
+TEST(Cli, OutNeverNamesTheBaselineOrTheCommittedCard) {
+  const std::string committed_path = test::source_path("scorecards/tinygrad/scorecard.json");
+  const std::string before = file_text(committed_path);
+  const std::string records = scratch("out-records");
+  write_committed_records(records, [](const nlohmann::json& cell) -> std::string { return cell["state"]; });
+  const std::string link = scratch("link-to-committed.json");
+  fs::create_symlink(committed_path, link);
+  for (const std::string& out : {committed_path, link}) {
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"scorecard", "--backend", "tinygrad", "--from", records, "--out", out},
+          std::vector<std::string>{"scorecard", "--backend", "tinygrad", "--from", records, "--check", "--out", out},
+          std::vector<std::string>{"run", "--row", "tutorial_mlp", "--out", out}}) {
+      const ChildOutcome outcome = tlconform(args, 120);
+      EXPECT_EQ(outcome.exit_code, 2) << args[0] << " --out " << out << ": " << outcome.stderr_text;
+      EXPECT_NE(outcome.stderr_text.find("is the committed scorecard"), std::string::npos) << outcome.stderr_text;
+    }
+  }
+  const std::string baseline = scratch("baseline.json");
+  std::ofstream(baseline) << before;
+  const ChildOutcome over_baseline = tlconform(
+      {"scorecard", "--backend", "tinygrad", "--from", records, "--check", "--baseline", baseline, "--out", baseline}, 120);
+  EXPECT_EQ(over_baseline.exit_code, 2) << over_baseline.stderr_text;
+  EXPECT_NE(over_baseline.stderr_text.find("is the --check baseline"), std::string::npos) << over_baseline.stderr_text;
+  EXPECT_EQ(file_text(baseline), before) << "the baseline was overwritten";
+  if (file_text(committed_path) != before) {
+    std::ofstream(committed_path) << before;  // put back what an old tlconform overwrote
+    ADD_FAILURE() << "the committed scorecard was overwritten";
+  }
+}
+
+// Issue 37.10: a card from a dirty working tree says so, and --write refuses it: the committed card
+// is always of a commit. (A run here may be dirty or clean; this one's records claim dirty.)
+TEST(Cli, WriteRefusesARunFromADirtyWorkingTree) {
+  const std::string committed_path = test::source_path("scorecards/tinygrad/scorecard.json");
+  const std::string before = file_text(committed_path);
+  const fs::path clean = scratch("here-records");
+  write_committed_records(clean, [](const nlohmann::json& cell) -> std::string { return cell["state"]; });
+  const std::string fresh = scratch("here.json");
+  ASSERT_EQ(tlconform({"scorecard", "--backend", "tinygrad", "--from", clean.string(), "--out", fresh}, 120).exit_code, 0);
+  const nlohmann::json here = nlohmann::json::parse(std::ifstream(fresh))["provenance"];
+  // The same cells as one run's shard, from a dirty tree: records and manifest say so.
+  const fs::path dirty = scratch("dirty-records");
+  fs::create_directories(dirty);
+  nlohmann::json manifest{{"provenance", nlohmann::json::object()}, {"shard", ""}, {"cells", nlohmann::json::array()}};
+  for (const char* key : {"leg", "harness_version", "git_commit", "framework_version_seen", "python_version", "roster_digest"})
+    manifest["provenance"][key] = here[key];
+  manifest["provenance"]["backend"] = "tinygrad";
+  manifest["provenance"]["git_worktree"] = "dirty";
+  for (const auto& entry : fs::directory_iterator(clean)) {
+    nlohmann::json record = nlohmann::json::parse(std::ifstream(entry.path()));
+    record["provenance"]["git_worktree"] = "dirty";
+    manifest["cells"].push_back(record["id"]);
+    std::ofstream(dirty / entry.path().filename()) << record.dump();
+  }
+  std::ofstream(dirty / "run-manifest.json") << manifest.dump();
+  const std::string out = scratch("dirty.json");
+  const ChildOutcome outcome =
+      tlconform({"scorecard", "--backend", "tinygrad", "--from", dirty.string(), "--write", "--out", out}, 120);
+  EXPECT_EQ(outcome.exit_code, 2) << outcome.stderr_text;
+  EXPECT_NE(outcome.stderr_text.find("ran from a dirty working tree"), std::string::npos) << outcome.stderr_text;
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(out))["provenance"]["git_worktree"], "dirty");
+  if (file_text(committed_path) != before) {
+    std::ofstream(committed_path) << before;  // put back what an old tlconform overwrote
+    ADD_FAILURE() << "the committed scorecard was overwritten";
+  }
 }
 
 TEST(Cli, MisuseExitsTwoWithUsage) {

@@ -122,6 +122,37 @@ TEST(Records, ARecordClaimsOnlyWhatItsRowAndRunGrant) {
   }
 }
 
+// Issue 37.4: a row that stops being tested is a regression on the pinned leg unless the baseline
+// already had it so: an xfail added to a passing row, a requires: the pinned version fails. On
+// another leg each is drift.
+TEST(Records, ARowThatStopsBeingTestedIsARegressionOnThePinnedLeg) {
+  const Recorded made = record_every_row("stops-being-tested");
+  const std::string baseline = scratch("stops-baseline.json");
+  ASSERT_EQ(merge(made, {"--out", baseline}).exit_code, 0);
+  const std::string original = file_text(made.roster);
+  const std::vector<std::pair<std::string, std::string>> edits{
+      {"    expect: {output: [2.0, 4.0]}", "    xfail: now a known limit\n    expect: {output: [2.0, 5.0]}"},
+      {"    expect: {output: [2.0, 4.0]}", "    requires: [tinygrad>=0.14]\n    expect: {output: [2.0, 4.0]}"},
+  };
+  const std::vector<std::string> after{"expected_fail", "unsupported"};
+  for (std::size_t i = 0; i < edits.size(); ++i) {
+    std::string roster = original;
+    roster.replace(roster.find(edits[i].first), edits[i].first.size(), edits[i].second);
+    std::ofstream(made.roster) << roster;
+    fs::remove_all(made.records);
+    for (const std::string& row : kRows)
+      tlconform({"cell", "--isolate", "--roster", made.roster.string(), "--row", row, "--record", made.records.string()});
+    const ChildOutcome pinned = merge(made, {"--check", "--baseline", baseline, "--out", scratch("stops.json")});
+    EXPECT_EQ(pinned.exit_code, 1) << after[i] << ": " << pinned.stderr_text;
+    EXPECT_NE(pinned.stderr_text.find("REGRESSION cell doubles: passed -> " + after[i]), std::string::npos) << pinned.stderr_text;
+    const ChildOutcome other_leg =
+        merge(made, {"--leg", "in-range-latest", "--check", "--baseline", baseline, "--out", scratch("stops-latest.json")});
+    EXPECT_EQ(other_leg.exit_code, 0) << after[i] << ": " << other_leg.stderr_text;
+    EXPECT_NE(other_leg.stderr_text.find("drift      cell doubles: passed -> " + after[i]), std::string::npos)
+        << other_leg.stderr_text;
+  }
+}
+
 // --record writes DIR/ID.json and DIR/run-manifest.json only in a directory of records: one that
 // holds anything else (or is a file) is refused before any cell runs, and left as it was.
 TEST(Records, RecordRefusesADirectoryThatHoldsAnythingElse) {
