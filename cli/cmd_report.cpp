@@ -201,7 +201,7 @@ int report_command(const Args& args) {
   write_file_atomically((fs::path(dir) / page.script).string(), std::string(report_js()));
   const std::string index = (fs::path(dir) / "index.html").string();
   write_file_atomically(index, render_report_html(model, page));
-  std::cerr << "wrote " << index << " (" << model.rows.size() << " cells, " << cards.size()
+  std::cerr << "wrote " << terminal_line(index) << " (" << model.rows.size() << " cells, " << cards.size()
             << (cards.size() == 1 ? " scorecard" : " scorecards") << ", " << links << " graph link(s))" << std::endl;
   return kExitPassed;
 }

@@ -64,7 +64,7 @@ int run_command(const Args& args) {
   // The manifest says the run finished: an interrupted one has none, so a merge reports its missing cells.
   if (!record.empty() && !outcome.interrupted) write_manifest(record, spec, facts, shard, runs);
   reporter->run_finished(card, results_of(runs));
-  std::cerr << "scorecard written to " << out << (shard.empty() ? "" : " (shard " + shard + ")") << "\n";
+  std::cerr << "scorecard written to " << terminal_line(out) << (shard.empty() ? "" : " (shard " + shard + ")") << "\n";
   if (outcome.interrupted) return interrupted_exit(outcome, out);
   for (const CellRun& run : runs) {
     if (is_failure(run.result.state)) return kExitFailed;

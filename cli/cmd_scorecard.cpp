@@ -46,7 +46,7 @@ void write_committed(const BackendSpec& spec, const Scorecard& card) {
   if (const std::optional<std::string> why = why_not_committed(spec, card, committed, worktree_now))
     throw UsageError(*why + "; the committed scorecard is left as it was");
   write_file_atomically(spec.committed_scorecard(), json_text(card.to_json(), 2) + "\n");
-  std::cerr << "committed scorecard updated: " << terminal_text(spec.committed_scorecard()) << "\n";
+  std::cerr << "committed scorecard updated: " << terminal_line(spec.committed_scorecard()) << "\n";
 }
 
 // Prints every drift from the baseline (to stderr: stdout is the report's); true when none regressed.
@@ -59,7 +59,7 @@ bool check_against(const Scorecard& baseline, const std::string& path, const Sco
               << terminal_line(d.before) << " -> " << terminal_line(d.after) << "\n";
     regressions += d.regression ? 1 : 0;
   }
-  std::cerr << "check against " << path << ": " << drift.size() << " drift(s), " << regressions << " regression(s)\n";
+  std::cerr << "check against " << terminal_line(path) << ": " << drift.size() << " drift(s), " << regressions << " regression(s)\n";
   return regressions == 0;
 }
 
@@ -103,7 +103,7 @@ int scorecard_command(const Args& args) {
   card.interrupted = outcome.interrupted;
   write_file_atomically(out, json_text(card.to_json(), 2) + "\n");
   reporter->run_finished(card, results_of(runs));
-  std::cerr << "scorecard written to " << out << "\n";
+  std::cerr << "scorecard written to " << terminal_line(out) << "\n";
   // The cells a stopped run did not finish were not run: neither written as the committed card nor
   // checked against it.
   if (outcome.interrupted) return interrupted_exit(outcome, out);

@@ -28,7 +28,7 @@ RunOutcome run_or_interrupted(const std::function<std::vector<CellRun>()>& run) 
 
 int interrupted_exit(const RunOutcome& outcome, const std::string& card_path) {
   std::cerr << "interrupted by " << outcome.interrupted->signal << ": " << outcome.interrupted->unfinished.size()
-            << " cell(s) did not finish, their processes killed; the card at " << terminal_text(card_path) << " holds the "
+            << " cell(s) did not finish, their processes killed; the card at " << terminal_line(card_path) << " holds the "
             << outcome.runs.size() << " that did, marked interrupted\n";
   return kExitInterruptedBase + outcome.signal;
 }

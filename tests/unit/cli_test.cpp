@@ -390,6 +390,33 @@ TEST(Cli, InspectEscapesControlCharactersInABundle) {
   EXPECT_NE(outcome.stdout_text.find("device \\x1b[2JPYTHON"), std::string::npos) << outcome.stdout_text;
 }
 
+// Issue 37.10: the paths tlconform prints after writing (a card, a baseline it checked, a bundle, a
+// picture) show control characters escaped: a path holding ESC or a newline sets no title and
+// prints no line of its own.
+TEST(Cli, PrintedPathsShowControlCharactersEscaped) {
+  const fs::path dir = scratch("hostile-paths");
+  fs::create_directories(dir);
+  const std::string hostile = "\x1b]0;pwned\x07\nforged line";
+  const std::string card = (dir / ("card" + hostile + ".json")).string();
+  const std::string bundle = (dir / ("bundle" + hostile)).string();
+  const std::string picture = (dir / ("graph" + hostile + ".dot")).string();
+  const ChildOutcome run = tlconform({"run", "--row", "tutorial_mlp", "--out", card}, 300);
+  const std::string records = scratch("hostile-path-records");
+  write_committed_records(records, [](const nlohmann::json& cell) -> std::string { return cell["state"]; });
+  const std::string baseline = (dir / ("baseline" + hostile + ".json")).string();
+  fs::copy_file(test::source_path("scorecards/tinygrad/scorecard.json"), baseline);
+  const ChildOutcome check =
+      tlconform({"scorecard", "--from", records, "--check", "--baseline", baseline, "--out", scratch("hostile-check.json")}, 300);
+  const ChildOutcome trace =
+      tlconform({"trace", "--row", "tutorial_mlp", "--save", bundle, "--graph", picture}, 300);
+  for (const ChildOutcome& outcome : {run, check, trace}) {
+    EXPECT_EQ(outcome.exit_code, 0) << outcome.stderr_text;
+    EXPECT_EQ(outcome.stderr_text.find('\x1b'), std::string::npos) << outcome.stderr_text;
+    EXPECT_EQ(outcome.stderr_text.find("\nforged line"), std::string::npos) << outcome.stderr_text;
+    EXPECT_NE(outcome.stderr_text.find("\\x1b]0;pwned\\x07\\x0aforged line"), std::string::npos) << outcome.stderr_text;
+  }
+}
+
 // Issue 22.13: the backend's requirement table names this distribution's install extra, and says
 // that the page's name is its upstream's.
 TEST(Cli, SpecNamesThisDistributionsInstallExtra) {
