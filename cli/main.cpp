@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "harness/io/atomic_file.h"
 #include "harness/io/json_file.h"
 #include "harness/io/text_escape.h"
 #include "harness/model/errors.h"
@@ -149,6 +150,9 @@ int main(int argc, char** argv) {
   } catch (const tl::RunRequestError& error) {
     std::cerr << "tlconform: " << tl::terminal_text(error.what()) << "\n(tlconform help lists the commands and their options)\n";
     return kExitUsage;
+  } catch (const tl::FileWriteError& error) {
+    std::cerr << "tlconform: " << tl::terminal_line(error.what()) << "\n";
+    return kExitWriteFailed;
   } catch (const tl::RecordDirectoryError& error) {
     std::cerr << "tlconform: " << tl::terminal_text(error.what()) << "\n";
     return kExitUsage;

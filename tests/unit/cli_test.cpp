@@ -224,6 +224,21 @@ TEST(Cli, WriteRefusesARunFromADirtyWorkingTree) {
   }
 }
 
+// Issue 37.10: a card that cannot be written is its own exit code (4), not a failed cell's (1), and
+// the message names the file and the space left (here a file size limit makes the room run out).
+TEST(Cli, ACardThatCannotBeWrittenExitsFour) {
+  const std::string records = scratch("unwritable-records");
+  write_committed_records(records, [](const nlohmann::json& cell) -> std::string { return cell["state"]; });
+  const std::string out = scratch("too-big.json");
+  const ChildOutcome outcome = run_child({"/bin/sh", "-c", "trap '' XFSZ; ulimit -f 8; exec \"$@\"", "sh", test::tlconform_path(),
+                                          "scorecard", "--backend", "tinygrad", "--from", records, "--out", out},
+                                         std::chrono::seconds(120));
+  EXPECT_EQ(outcome.exit_code, 4) << outcome.stderr_text;
+  EXPECT_NE(outcome.stderr_text.find("cannot write " + out), std::string::npos) << outcome.stderr_text;
+  EXPECT_NE(outcome.stderr_text.find("free on its filesystem"), std::string::npos) << outcome.stderr_text;
+  EXPECT_FALSE(fs::exists(out));
+}
+
 TEST(Cli, MisuseExitsTwoWithUsage) {
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {"frobnicate"}, {"list", "--bogus"}, {"trace"}, {"cell", "--row"}, {"list", "--roster", "/nonexistent.yaml"}}) {
@@ -407,8 +422,7 @@ TEST(Cli, PrintedPathsShowControlCharactersEscaped) {
   fs::copy_file(test::source_path("scorecards/tinygrad/scorecard.json"), baseline);
   const ChildOutcome check =
       tlconform({"scorecard", "--from", records, "--check", "--baseline", baseline, "--out", scratch("hostile-check.json")}, 300);
-  const ChildOutcome trace =
-      tlconform({"trace", "--row", "tutorial_mlp", "--save", bundle, "--graph", picture}, 300);
+  const ChildOutcome trace = tlconform({"trace", "--row", "tutorial_mlp", "--save", bundle, "--graph", picture}, 300);
   for (const ChildOutcome& outcome : {run, check, trace}) {
     EXPECT_EQ(outcome.exit_code, 0) << outcome.stderr_text;
     EXPECT_EQ(outcome.stderr_text.find('\x1b'), std::string::npos) << outcome.stderr_text;
