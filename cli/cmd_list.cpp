@@ -4,8 +4,8 @@
 #include <map>
 
 #include "cli/commands.h"
-#include "harness/io/text_escape.h"
 #include "cli/run_options.h"
+#include "harness/io/text_escape.h"
 #include "harness/report/scorecard.h"
 #include "harness/runs/shard.h"
 

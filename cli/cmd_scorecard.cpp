@@ -59,7 +59,8 @@ bool check_against(const Scorecard& baseline, const std::string& path, const Sco
               << terminal_line(d.before) << " -> " << terminal_line(d.after) << "\n";
     regressions += d.regression ? 1 : 0;
   }
-  std::cerr << "check against " << terminal_line(path) << ": " << drift.size() << " drift(s), " << regressions << " regression(s)\n";
+  std::cerr << "check against " << terminal_line(path) << ": " << drift.size() << " drift(s), " << regressions
+            << " regression(s)\n";
   return regressions == 0;
 }
 

@@ -40,18 +40,20 @@ std::string string_at(const nlohmann::json& object, const char* key) {
 }
 
 // A file a record run may leave in its directory: a record (DIR/ID.json holding that cell's
-// result), the manifest, or the temporary file of a write that was killed (atomic_file.h).
+// result), the manifest, or the temporary file of a write under way or killed (atomic_file.h). A
+// file that is gone by the time it is read was one of these (CTest's cells write side by side).
 bool is_record_run_file(const fs::directory_entry& entry) {
   const std::string name = entry.path().filename().string();
-  if (!entry.is_regular_file()) return false;
   if (name.starts_with(".") && name.find(".json.tmp-") != std::string::npos) return true;
+  std::error_code error;
+  if (!fs::is_regular_file(fs::symlink_status(entry.path(), error))) return error && !fs::exists(entry.path());
   if (!name.ends_with(".json")) return false;
   try {
     const nlohmann::json json = read_json_file(entry.path().string());
     if (name == kRecordManifest) return json.is_object() && json.contains("provenance") && json.contains("cells");
     return json.is_object() && string_at(json, "id") + ".json" == name && json.contains("state");
-  } catch (const InputFileError&) {
-    return false;
+  } catch (const InputFileError& gone) {
+    return gone.kind() == InputFileError::Kind::Missing;
   }
 }
 

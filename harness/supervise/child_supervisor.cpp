@@ -106,7 +106,8 @@ void make_pipe(int fds[2]) {
 }
 
 // The children of this process now, from /proc/self/task/TID/children (this process has one
-// thread), into `pids`; how many. Async-signal-safe: it runs in a fork of the supervisor.
+// thread), into `pids`; how many. Async-signal-safe: it runs in a fork of the supervisor. (A kernel
+// without CONFIG_PROC_CHILDREN lists none: what a child leaves then holds it to its time limit.)
 std::size_t children_now(pid_t* pids, std::size_t capacity) {
   char path[64] = "/proc/self/task/";
   char digits[16];
