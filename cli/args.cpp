@@ -39,6 +39,13 @@ std::string writable_output(const std::string& flag, const std::string& path) {
   return path;
 }
 
+void not_the_file(const std::string& flag, const std::string& path, const std::string& other, const std::string& what) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const bool same = fs::equivalent(path, other, error) || fs::weakly_canonical(path, error) == fs::weakly_canonical(other, error);
+  if (same) throw UsageError("--" + flag + " " + path + " is " + what + "; give another path");
+}
+
 std::string Args::value(const std::string& name, const std::string& fallback) const {
   const auto found = values.find(name);
   if (found == values.end()) return fallback;

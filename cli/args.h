@@ -45,6 +45,9 @@ std::uint64_t parse_byte_size(const std::string& flag, const std::string& text);
 std::string writable_output(const std::string& flag, const std::string& path);
 // The part of writable_output about the directory `path` goes in.
 void writable_parent(const std::string& flag, const std::string& path);
+// Throws UsageError when `path` (given as --flag) names the file `other` (`what` says which and why
+// it may not be written there), by another spelling or link too.
+void not_the_file(const std::string& flag, const std::string& path, const std::string& other, const std::string& what);
 
 // Parses argv against what `command` accepts: flags taking a value, plain switches, and (when
 // `positional` names one) a single bare argument stored as that value, or with `positional_repeats`

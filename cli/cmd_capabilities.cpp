@@ -13,7 +13,8 @@ namespace tl::cli {
 int capabilities_command(const Args& args) {
   const BackendSpec& spec = backend_of(args);
   const std::string path = args.value("scorecard", spec.committed_scorecard());
-  if (!std::filesystem::exists(path)) std::cerr << "tlconform: no scorecard at " << path << ": every row is untested\n";
+  if (!std::filesystem::exists(path))
+    std::cerr << "tlconform: no scorecard at " << terminal_line(path) << ": every row is untested\n";
   const std::vector<CapabilityRow> rows = capability_rows_from(spec, path);
   document_reporter_of(args)->capabilities(spec.name, rows);
   return kExitPassed;

@@ -16,6 +16,7 @@
 #include "harness/cells/conformance.h"
 #include "harness/io/atomic_file.h"
 #include "harness/io/text_escape.h"
+#include "harness/runs/cell_records.h"
 #include "harness/supervise/cell_process.h"
 
 namespace tl::cli {
@@ -47,6 +48,7 @@ CellResult run_isolated(const Args& args, const std::string& roster_file, const 
   RunSettings settings = run_settings(args);
   const CellResult identity = CellResult::of(row);
   const ChildOutcome outcome = run_children({cell_command(backend_of(args), roster_file, row.id, settings.limits)}, 1).front();
+  if (outcome.interrupted_by != 0) throw RunInterrupted(outcome.interrupted_by, {}, {row.id});  // no record of it
   return cell_result_from_child(outcome, identity, settings.limits, row.xfail);
 }
 
@@ -62,16 +64,16 @@ int cell_command(const Args& args) {
     }
   }
   const std::string record = args.value("record");
+  nlohmann::json provenance;
   if (!record.empty()) {
+    check_record_directory(record);
+    provenance = record_provenance(backend_of(args), this_checkout(), roster_file);  // as the cell starts
     // No stale verdict: a cell that dies before the end leaves no record, which the check reports.
     std::filesystem::remove(std::filesystem::path(record) / (row.id + ".json"));
   }
   const std::unique_ptr<Reporter> reporter = document_reporter_of(args);
   const CellResult result = args.has("isolate") ? run_isolated(args, roster_file, row) : run_here(args, row);
-  if (!record.empty()) {
-    std::filesystem::create_directories(record);
-    write_file_atomically((std::filesystem::path(record) / (row.id + ".json")).string(), json_text(result.to_json()) + "\n");
-  }
+  if (!record.empty()) write_record(record, result, provenance);
   // The supervisor reads the result from its channel; stdout belongs to the forward then.
   if (!args.values.contains("result-fd")) reporter->cell(row, result);
   return cell_exit_code(result.state);

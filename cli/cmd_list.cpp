@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/run_options.h"
+#include "harness/io/text_escape.h"
 #include "harness/report/scorecard.h"
 #include "harness/runs/shard.h"
 
@@ -89,7 +90,7 @@ int list_command(const Args& args) {
   }
   for (const Roster& roster : rosters) {
     for (const RosterRow& row : roster.rows) {
-      std::cout << row.id << "\t" << to_string(row.family) << "\t" << row.where.str() << "\n";
+      std::cout << row.id << "\t" << to_string(row.family) << "\t" << terminal_line(row.where.str()) << "\n";
     }
   }
   return kExitPassed;

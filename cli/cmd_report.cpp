@@ -137,16 +137,18 @@ std::map<std::string, std::string> draw_graphs(const Args& args, const ReportCar
       commands.push_back(std::move(command));
     }
   }
-  run_supervised(commands, ids, kGraphJobs, "drawing", [&](std::size_t index, const ChildOutcome& outcome, std::size_t done) {
-    const std::string& id = ids[index];
-    const bool drawn = fs::exists(graph_file(dir, id));
-    if (!drawn) notes[id] = not_drawn_because(outcome);
-    std::cerr << "[" << done << "/" << ids.size() << "] " << terminal_line(id) << ": "
-              << (!drawn                   ? terminal_line(notes[id])
-                  : outcome.exit_code == 0 ? "drawn, validation passed"
-                                           : "drawn; validation did not pass (trace exited 1; the picture is coloured by it)")
-              << " (" << static_cast<int>(outcome.seconds) << " s)" << std::endl;
-  });
+  const std::vector<ChildOutcome> outcomes =
+      run_supervised(commands, ids, kGraphJobs, "drawing", [&](std::size_t index, const ChildOutcome& outcome, std::size_t done) {
+        const std::string& id = ids[index];
+        const bool drawn = fs::exists(graph_file(dir, id));
+        if (!drawn) notes[id] = not_drawn_because(outcome);
+        std::cerr << "[" << done << "/" << ids.size() << "] " << terminal_line(id) << ": "
+                  << (!drawn                   ? terminal_line(notes[id])
+                      : outcome.exit_code == 0 ? "drawn, validation passed"
+                                               : "drawn; validation did not pass (trace exited 1; the picture is coloured by it)")
+                  << " (" << static_cast<int>(outcome.seconds) << " s)" << std::endl;
+      });
+  if (const int signal = interrupting_signal(outcomes)) throw RunInterrupted(signal, {}, {});  // no page from a stopped run
   return notes;
 }
 
@@ -199,7 +201,7 @@ int report_command(const Args& args) {
   write_file_atomically((fs::path(dir) / page.script).string(), std::string(report_js()));
   const std::string index = (fs::path(dir) / "index.html").string();
   write_file_atomically(index, render_report_html(model, page));
-  std::cerr << "wrote " << index << " (" << model.rows.size() << " cells, " << cards.size()
+  std::cerr << "wrote " << terminal_line(index) << " (" << model.rows.size() << " cells, " << cards.size()
             << (cards.size() == 1 ? " scorecard" : " scorecards") << ", " << links << " graph link(s))" << std::endl;
   return kExitPassed;
 }

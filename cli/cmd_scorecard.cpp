@@ -13,6 +13,7 @@
 #include "harness/io/atomic_file.h"
 #include "harness/io/json_file.h"
 #include "harness/io/text_escape.h"
+#include "harness/report/committed_card.h"
 #include "harness/runs/cell_records.h"
 #include "harness/runs/run_facts.h"
 
@@ -32,28 +33,20 @@ std::optional<Scorecard> baseline_of(const Args& args, const std::string& path) 
   }
 }
 
-// --write replaces the committed card only from the pinned leg, where every row ran and ended as
-// it asks: a skipped cell would be a hole in the committed card, and a failed one would turn a
-// regression into the new baseline.
-void write_committed(const BackendSpec& spec, const RunFacts& facts, const std::vector<CellRun>& runs, const Scorecard& card) {
-  if (facts.leg != "pinned" || facts.framework_version_seen != spec.pinned_version) {
-    throw UsageError("--write is for the pinned leg on " + spec.distribution + " " + spec.pinned_version + " (this is leg " +
-                     facts.leg + " on " + facts.framework_version_seen + ")");
+// --write replaces the committed card only with what may replace it (committed_card.h): the
+// pinned leg, every row run and ended as it asks, none that stops being tested, a clean checkout.
+void write_committed(const BackendSpec& spec, const Scorecard& card) {
+  std::optional<Scorecard> committed;
+  try {
+    committed = read_scorecard(spec.committed_scorecard());
+  } catch (const ScorecardError& error) {
+    if (!error.missing()) throw;
   }
-  for (const CellRun& run : runs) {
-    if (run.result.state == CellState::Skipped) {
-      throw UsageError("--write needs every cell run, and " + run.result.id + " was skipped (" + run.result.message +
-                       "); the committed scorecard is left as it was");
-    }
-  }
-  for (const CellRun& run : runs) {
-    if (is_failure(run.result.state)) {
-      throw UsageError("--write needs every cell to end as its row asks (passed, expected_fail or unsupported), and " +
-                       run.result.id + " is " + to_string(run.result.state) + "; the committed scorecard is left as it was");
-    }
-  }
+  const std::string worktree_now = git_worktree_state(std::filesystem::path(spec.committed_scorecard()).parent_path());
+  if (const std::optional<std::string> why = why_not_committed(spec, card, committed, worktree_now))
+    throw UsageError(*why + "; the committed scorecard is left as it was");
   write_file_atomically(spec.committed_scorecard(), json_text(card.to_json(), 2) + "\n");
-  std::cerr << "committed scorecard updated: " << spec.committed_scorecard() << "\n";
+  std::cerr << "committed scorecard updated: " << terminal_line(spec.committed_scorecard()) << "\n";
 }
 
 // Prints every drift from the baseline (to stderr: stdout is the report's); true when none regressed.
@@ -66,7 +59,8 @@ bool check_against(const Scorecard& baseline, const std::string& path, const Sco
               << terminal_line(d.before) << " -> " << terminal_line(d.after) << "\n";
     regressions += d.regression ? 1 : 0;
   }
-  std::cerr << "check against " << path << ": " << drift.size() << " drift(s), " << regressions << " regression(s)\n";
+  std::cerr << "check against " << terminal_line(path) << ": " << drift.size() << " drift(s), " << regressions
+            << " regression(s)\n";
   return regressions == 0;
 }
 
@@ -84,29 +78,42 @@ int scorecard_command(const Args& args) {
   const std::string out =
       writable_output("out", args.value("out", std::filesystem::absolute("scorecard-" + leg + ".json").string()));
   const std::string baseline_path = args.value("baseline", spec.committed_scorecard());
+  // A run's card never lands on what it is compared with, or on the committed card (which only
+  // --write replaces, after its checks).
+  not_the_file("out", out, spec.committed_scorecard(), "the committed scorecard (only --write replaces it, after its checks)");
+  if (args.has("check")) {
+    not_the_file("out", out, baseline_path, "the --check baseline (the fresh card over it would leave nothing to compare)");
+  }
   const std::optional<Scorecard> baseline = baseline_of(args, baseline_path);
   const std::unique_ptr<Reporter> reporter = reporter_of(args);
   const RunSettings settings = run_settings(args);
-  std::vector<CellRun> runs;
+  const Checkout checkout = this_checkout();  // the code and rosters the cells run
+  RunOutcome outcome;
   std::optional<RunFacts> facts;
   if (args.values.contains("from")) {
-    MergedRecords merged = merge_records(spec, rosters, args.all("from"), args.value("leg"));
-    runs = std::move(merged.runs);
+    MergedRecords merged = merge_records(spec, rosters, args.all("from"), args.value("leg"),
+                                         [&] { return run_facts(spec, rosters, {}, leg, settings.limits.time, checkout); });
+    outcome.runs = std::move(merged.runs);
     facts = std::move(merged.facts);  // the shards' own, when their manifests say
   } else {
-    runs = run_cells(spec, rosters, {}, settings, reporter_progress(*reporter));
+    outcome = run_or_interrupted([&] { return run_cells(spec, rosters, {}, settings, reporter_progress(*reporter)); });
   }
-  if (!facts) facts = run_facts(spec, rosters, runs, leg, settings.limits.time);
-  const Scorecard card = make_scorecard(spec, *facts, results_of(runs));
+  const std::vector<CellRun>& runs = outcome.runs;
+  if (!facts) facts = run_facts(spec, rosters, runs, leg, settings.limits.time, checkout);
+  Scorecard card = make_scorecard(spec, *facts, results_of(runs));
+  card.interrupted = outcome.interrupted;
   write_file_atomically(out, json_text(card.to_json(), 2) + "\n");
   reporter->run_finished(card, results_of(runs));
-  std::cerr << "scorecard written to " << out << "\n";
+  std::cerr << "scorecard written to " << terminal_line(out) << "\n";
+  // The cells a stopped run did not finish were not run: neither written as the committed card nor
+  // checked against it.
+  if (outcome.interrupted) return interrupted_exit(outcome, out);
 
   int status = kExitPassed;
   for (const CellRun& run : runs) {
     if (is_failure(run.result.state)) status = kExitFailed;
   }
-  if (args.has("write")) write_committed(spec, *facts, runs, card);
+  if (args.has("write")) write_committed(spec, card);
   if (baseline && !check_against(*baseline, baseline_path, card)) status = kExitFailed;
   return status;
 }

@@ -50,7 +50,7 @@ TracedRow trace_row_of(const Args& args, const RosterRow& row) {
 void draw_row(const Args& args, const RosterRow& row, const TracedRow& traced) {
   const GraphOptions options{.title = row.id, .validation = traced.status ? &*traced.status : nullptr};
   draw_trace(traced.trace, args.required("graph"), options);
-  std::cerr << "drew " << traced.trace.size() << " ops to " << args.required("graph") << std::endl;
+  std::cerr << "drew " << traced.trace.size() << " ops to " << terminal_line(args.required("graph")) << std::endl;
 }
 
 }  // namespace
@@ -74,7 +74,7 @@ int trace_command(const Args& args) {
   const Trace& trace = traced.trace;
   if (args.values.contains("save")) {
     trace.save(args.required("save"), !args.has("no-payloads"));
-    std::cerr << "saved " << trace.size() << " ops to " << args.required("save") << std::endl;
+    std::cerr << "saved " << trace.size() << " ops to " << terminal_line(args.required("save")) << std::endl;
   }
   if (args.values.contains("graph")) draw_row(args, row, traced);
   reporter->trace(trace, traced.status ? &*traced.status : nullptr);

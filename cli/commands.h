@@ -15,8 +15,12 @@ namespace tl::cli {
 constexpr int kExitPassed = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
-constexpr int kExitBadInput = 3;  // a file the command must read is corrupt (a committed scorecard, ...)
+constexpr int kExitBadInput = 3;     // a file the command must read is corrupt (a committed scorecard, ...)
+constexpr int kExitWriteFailed = 4;  // a file the command must write could not be (a full disk, ...)
 constexpr int kExitSkipped = 77;
+// A run stopped by a signal exits with 128 + the signal (130 SIGINT, 143 SIGTERM), as a shell
+// reports it, once the card of the cells that finished is written.
+constexpr int kExitInterruptedBase = 128;
 
 // The backend a command works on when --backend is not given (a build with one backend: that one).
 constexpr const char* kDefaultBackend = "tinygrad";

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "harness/io/atomic_file.h"
 #include "harness/io/json_file.h"
 #include "harness/io/text_escape.h"
 #include "harness/model/errors.h"
@@ -12,6 +13,7 @@
 #include "harness/model/tlspec.h"
 #include "harness/report/scorecard.h"
 #include "harness/runs/cell_records.h"
+#include "harness/runs/cell_runs.h"
 #include "harness/supervise/child_supervisor.h"
 
 namespace {
@@ -142,8 +144,17 @@ int main(int argc, char** argv) {
   } catch (const tl::TlspecError& error) {
     std::cerr << "tlconform: bad .tlspec bundle: " << tl::terminal_text(error.what()) << "\n";
     return kExitUsage;
+  } catch (const tl::RunInterrupted& stop) {
+    std::cerr << "tlconform: " << stop.what() << ": its processes were killed and nothing more was written\n";
+    return kExitInterruptedBase + stop.signal();
   } catch (const tl::RunRequestError& error) {
     std::cerr << "tlconform: " << tl::terminal_text(error.what()) << "\n(tlconform help lists the commands and their options)\n";
+    return kExitUsage;
+  } catch (const tl::FileWriteError& error) {
+    std::cerr << "tlconform: " << tl::terminal_line(error.what()) << "\n";
+    return kExitWriteFailed;
+  } catch (const tl::RecordDirectoryError& error) {
+    std::cerr << "tlconform: " << tl::terminal_text(error.what()) << "\n";
     return kExitUsage;
   } catch (const tl::CorruptRecord& error) {
     std::cerr << "tlconform: corrupt record: " << tl::terminal_text(error.what()) << "\n";

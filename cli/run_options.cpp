@@ -1,7 +1,10 @@
 #include "cli/run_options.h"
 
 #include <iostream>
+
 #include <stdexcept>
+#include "cli/commands.h"
+#include "harness/io/text_escape.h"
 
 namespace tl::cli {
 
@@ -12,6 +15,22 @@ RunSettings run_settings(const Args& args) {
   settings.limits.memory =
       args.values.contains("memory") ? parse_byte_size("memory", args.value("memory")) : default_cell_memory(settings.jobs);
   return settings;
+}
+
+RunOutcome run_or_interrupted(const std::function<std::vector<CellRun>()>& run) {
+  try {
+    return RunOutcome{.runs = run()};
+  } catch (const RunInterrupted& stop) {
+    return RunOutcome{
+        .runs = stop.finished(), .interrupted = Interruption{stop.signal_name(), stop.unfinished()}, .signal = stop.signal()};
+  }
+}
+
+int interrupted_exit(const RunOutcome& outcome, const std::string& card_path) {
+  std::cerr << "interrupted by " << outcome.interrupted->signal << ": " << outcome.interrupted->unfinished.size()
+            << " cell(s) did not finish, their processes killed; the card at " << terminal_line(card_path) << " holds the "
+            << outcome.runs.size() << " that did, marked interrupted\n";
+  return kExitInterruptedBase + outcome.signal;
 }
 
 std::unique_ptr<Reporter> reporter_of(const Args& args) {

@@ -39,7 +39,11 @@ std::optional<CellState> cell_state_from_string(std::string_view name) {
   return std::nullopt;
 }
 
-bool is_regression(CellState before, CellState after) { return info(before).proves && info(after).is_failure; }
+bool is_regression(CellState before, CellState after, bool pinned_leg) {
+  if (!info(before).proves) return false;
+  if (info(after).is_failure) return true;
+  return pinned_leg && (after == CellState::Unsupported || (before == CellState::Passed && after == CellState::ExpectedFail));
+}
 
 int cell_exit_code(CellState state) {
   if (state == CellState::Skipped || state == CellState::Unsupported) return 77;

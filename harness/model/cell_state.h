@@ -39,7 +39,10 @@ inline bool is_failure(CellState state) { return info(state).is_failure; }
 
 // A cell that proved something before and fails now. A cell that was skipped or unsupported proved
 // nothing, so it cannot regress; a cell that disappears is judged by the caller.
-bool is_regression(CellState before, CellState after);
+// On the leg that writes the committed card (`pinned_leg`), a cell that proved something and is no
+// longer tested is one too: now unsupported (a `requires:` the pinned version fails), or passed
+// before and expected_fail now (an `xfail:` added). Skipped is not: it is this run's features.
+bool is_regression(CellState before, CellState after, bool pinned_leg = false);
 
 // The exit code a cell's own process ends with for its state: CTest reads 0 as passed, 77 as
 // skipped (SKIP_RETURN_CODE), anything else as failed.

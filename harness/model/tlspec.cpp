@@ -361,6 +361,9 @@ void Trace::save(const std::string& directory, bool with_payloads) const {
   } catch (const fs::filesystem_error& error) {
     // A path the filesystem refuses (no permission, a file in the way, a name too long) says which.
     throw TlspecError(bundle_path(directory).string() + ": cannot save the bundle: " + error.code().message());
+  } catch (const FileWriteError& error) {
+    // No room (a full disk): named by the bundle the caller gave, not the staging file that failed.
+    throw FileWriteError(bundle_path(directory).string(), error.error_number(), error.bytes_to_write());
   }
 }
 

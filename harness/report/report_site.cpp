@@ -34,11 +34,12 @@ std::string why_of(const ScorecardCell& cell) {
   return why;
 }
 
-Transition transition_of(const std::string& before, const std::string& after) {
+// `pinned_leg`: the later card's leg is pinned, whose rule (is_regression) scorecard --check applies.
+Transition transition_of(const std::string& before, const std::string& after, bool pinned_leg) {
   if (before == after) return Transition::None;
   const std::optional<CellState> was = cell_state_from_string(before);
   const std::optional<CellState> now = cell_state_from_string(after);
-  if (was && now && is_regression(*was, *now)) return Transition::Regression;
+  if (was && now && is_regression(*was, *now, pinned_leg)) return Transition::Regression;
   // A cell that proved something and is gone is lost the way scorecard --check counts it.
   if (was && !now && info(*was).proves) return Transition::Regression;
   if (was && is_failure(*was) && now == CellState::Passed) return Transition::Fixed;
@@ -58,6 +59,7 @@ ReportColumn column_of(const ReportCard& card) {
     if (!part.empty()) column.label += (column.label.empty() ? "" : " · ") + part;
   }
   if (column.label.empty()) column.label = card.source;
+  if (card.card.interrupted) column.label += " · interrupted by " + card.card.interrupted->signal;
   column.short_label =
       date_text.size() >= 16 ? date_text.substr(5, 11) + (column.commit.empty() ? "" : " · " + column.commit) : column.label;
   for (const ScorecardCell& cell : card.card.cells) {
@@ -109,7 +111,8 @@ ReportModel build_report_model(const std::vector<ReportCard>& cards) {
   }
   for (ReportRow& row : model.rows) {
     for (std::size_t c = 1; c < row.entries.size(); ++c) {
-      row.entries[c].transition = transition_of(row.entries[c - 1].state, row.entries[c].state);
+      row.entries[c].transition =
+          transition_of(row.entries[c - 1].state, row.entries[c].state, cards[c].card.provenance_of("leg") == "pinned");
       if (row.entries[c].transition != Transition::None) row.entries[c].before = row.entries[c - 1].state;
     }
   }

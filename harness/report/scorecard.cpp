@@ -60,6 +60,7 @@ Scorecard make_scorecard(const BackendSpec& spec, const RunFacts& facts, const s
   for (const auto& [key, value] : fields.items()) card.spec[key] = value.get<std::string>();
   card.provenance = {{"harness_version", facts.harness_version},
                      {"git_commit", facts.git_commit},
+                     {"git_worktree", facts.git_worktree},
                      {"framework_version_pinned", spec.pinned_version},
                      {"framework_version_seen", facts.framework_version_seen},
                      {"python_version", facts.python_version},
@@ -124,6 +125,7 @@ nlohmann::json Scorecard::to_json() const {
   card["capabilities"] = capabilities_json(capabilities);
   card["summary"] = summary;
   card["run"] = run;
+  if (interrupted) card["interrupted"] = {{"signal", interrupted->signal}, {"unfinished", interrupted->unfinished}};
   return card;
 }
 
@@ -275,6 +277,12 @@ Scorecard Scorecard::from_json(const nlohmann::json& card, const std::string& so
                       std::to_string(i) + "])");
     result.cells.push_back(std::move(cell));
   }
+  if (card.contains("interrupted")) {
+    const nlohmann::json& interrupted = required_object(card, "interrupted", source);
+    required(interrupted, "unfinished", source, "interrupted");
+    result.interrupted = Interruption{required_string(interrupted, "signal", source, "interrupted"),
+                                      string_list(interrupted, "unfinished", source, "interrupted")};
+  }
   std::map<std::string, std::size_t> capability_at;
   const nlohmann::json& capabilities = required_list(card, "capabilities", source);
   for (std::size_t i = 0; i < capabilities.size(); ++i) {
@@ -326,14 +334,31 @@ std::vector<Drift> scorecard_drift(const Scorecard& committed, const Scorecard& 
     return states;
   };
   // The state table decides (cell_state.h): a skipped cell (a feature this run did not enable) is
-  // drift to report, never a pass, but not a regression either. A capability that loses its proof
-  // follows its cells; only a flip between supported and unsupported is a regression of its own.
-  compare("cell", cell_states(committed), cell_states(fresh), [](const std::string& was, const std::string& now) {
+  // drift to report, never a pass, but not a regression either. A capability flipping between
+  // supported and unsupported is a regression; one that loses its proof (now untested) is one on the
+  // pinned leg, which must keep proving what the committed card proved, unless a cell of its proof
+  // was skipped here (drift, as that cell is), and drift on other legs.
+  const bool pinned = fresh.provenance_of("leg") == "pinned";
+  std::set<std::string> skipped;
+  for (const ScorecardCell& cell : fresh.cells) {
+    if (cell.state == CellState::Skipped) skipped.insert(cell.id);
+  }
+  std::set<std::string> proof_skipped;  // capabilities a skipped cell proves
+  for (const CapabilityRow& row : fresh.capabilities) {
+    for (const std::string& cell : row.capability.cells) {
+      if (skipped.contains(cell)) proof_skipped.insert(row.capability.name);
+    }
+  }
+  compare("cell", cell_states(committed), cell_states(fresh), [&](const std::string& was, const std::string& now) {
     if (was == "absent") return false;
-    return is_regression(*cell_state_from_string(was), *cell_state_from_string(now));
+    return is_regression(*cell_state_from_string(was), *cell_state_from_string(now), pinned);
   });
   compare("capability", capability_states(committed), capability_states(fresh),
           [](const std::string& was, const std::string& now) { return was != "untested" && now != "untested" && now != was; });
+  for (Drift& d : drift) {
+    if (d.what == "capability" && d.before != "untested" && d.before != "absent" && d.after == "untested")
+      d.regression = pinned && !proof_skipped.contains(d.id);
+  }
   return drift;
 }
 

@@ -20,6 +20,7 @@ namespace tl {
 struct RunFacts {
   std::string harness_version;
   std::string git_commit;
+  std::string git_worktree;  // "clean", "dirty" or "unknown" (run_facts.h)
   std::string framework_version_seen;
   std::string python_version;
   std::string roster_digest;  // of the roster files' bytes, in name order
@@ -68,6 +69,13 @@ struct ScorecardCell {
   std::vector<CheckFailure> failures;
 };
 
+// Why a card holds only some of its run's cells: a signal stopped the run (tlconform run and
+// scorecard on SIGINT or SIGTERM). The card then holds the cells that finished, and is no baseline.
+struct Interruption {
+  std::string signal;                   // "SIGINT", "SIGTERM"
+  std::vector<std::string> unfinished;  // the ids of the cells that did not finish, roster order
+};
+
 // A run's scorecard: the backend's requirement table, provenance, every cell (roster order), the
 // capability table with states computed from the cells, a tally, and the run-dependent facts kept
 // apart so a committed card diffs cleanly. to_json is the one writer (keys sorted, deterministic);
@@ -84,6 +92,7 @@ struct Scorecard {
   std::vector<CapabilityRow> capabilities;
   nlohmann::json summary = nlohmann::json::object();  // summarize(cells): counts by state and family
   nlohmann::json run = nlohmann::json::object();      // date, host, durations_s, cell_time_limit_s
+  std::optional<Interruption> interrupted;            // written as `interrupted` only when there is one
 
   // A provenance field; "" when the card lacks it.
   std::string provenance_of(const std::string& key) const;
@@ -95,7 +104,8 @@ struct Scorecard {
   // objects with string id, family, roster and state, the state one of the closed set, every id
   // once, `checks` (and `failed_checks`) lists of strings; `capabilities` a list of objects with
   // string name and a state of supported, unsupported or untested, every name once; `provenance`
-  // and `spec` objects of strings; `summary` and `run` objects. Throws ScorecardError naming `source`.
+  // and `spec` objects of strings; `summary` and `run` objects; `interrupted`, where present, an
+  // object with a string `signal` and a list of strings `unfinished`. Throws ScorecardError naming `source`.
   static Scorecard from_json(const nlohmann::json& card, const std::string& source);
 };
 
@@ -116,10 +126,13 @@ struct Drift {
   std::string id;
   std::string before;  // "absent" when it was not there
   std::string after;
-  bool regression = false;  // a passed cell now failed, refused, crashed, timed out or lost; a capability flipped
+  // A passed cell now failed, refused, crashed, timed out or lost; a capability flipped. On the pinned
+  // leg also a cell no longer tested (is_regression) and a capability that lost its proof.
+  bool regression = false;
 };
 
-// Drift of cell states and capability states from `committed` to `fresh`, in the fresh card's order.
+// Drift of cell states and capability states from `committed` to `fresh`, in the fresh card's order;
+// `fresh`'s leg decides which rule applies.
 std::vector<Drift> scorecard_drift(const Scorecard& committed, const Scorecard& fresh);
 
 // Counts by state, overall and per family.

@@ -293,11 +293,22 @@ class Reader {
     if (shape->size() > static_cast<std::size_t>(kMaxDims))
       fail(*shape, what + ".shape has more than " + std::to_string(kMaxDims) + " dimensions");
     std::int64_t count = 1;
+    double without_empty = 1;  // as if each empty dimension were 1 (a double: 32 dimensions of 65536 overflow integers)
+    std::string sizes;
     for (const auto& dim : *shape) {
       spend(*shape);
       result.shape.push_back(integer(dim, what + ".shape", 0, kMaxElements));  // 0: an empty tensor
       count *= result.shape.back();
+      without_empty *= static_cast<double>(std::max<std::int64_t>(result.shape.back(), 1));
+      sizes += (sizes.empty() ? "" : ", ") + std::to_string(result.shape.back());
       if (count > kMaxElements) fail(node, what + " has more than " + std::to_string(kMaxElements) + " elements");
+    }
+    // An empty dimension makes nothing free: a forward can sum over it, or broadcast along it, into a
+    // tensor as large as the other dimensions.
+    if (without_empty > static_cast<double>(kMaxElements)) {
+      fail(*shape, what + ".shape [" + sizes + "] would hold " + format_number(without_empty) +
+                       " elements without its empty dimensions, more than " + std::to_string(kMaxElements) +
+                       " (a forward can reduce or broadcast it to that size)");
     }
     spend(node, static_cast<std::size_t>(count));
     if (uniform) {

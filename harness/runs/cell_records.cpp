@@ -1,5 +1,6 @@
 #include "harness/runs/cell_records.h"
 
+#include <array>
 #include <ctime>
 #include <filesystem>
 #include <map>
@@ -7,6 +8,7 @@
 #include "harness/io/atomic_file.h"
 #include "harness/io/json_file.h"
 #include "harness/io/text_escape.h"
+#include "harness/model/version_range.h"
 
 namespace tl {
 namespace fs = std::filesystem;
@@ -23,9 +25,36 @@ nlohmann::json provenance_of(const BackendSpec& spec, const RunFacts& facts) {
           {"leg", facts.leg},
           {"harness_version", facts.harness_version},
           {"git_commit", facts.git_commit},
+          {"git_worktree", facts.git_worktree},
           {"framework_version_seen", facts.framework_version_seen},
           {"python_version", facts.python_version},
           {"roster_digest", facts.roster_digest}};
+}
+
+// What a record's provenance must share with the card it is merged into: the run that made it.
+constexpr std::array<const char*, 4> kRunKeys{"backend", "harness_version", "git_commit", "git_worktree"};
+
+std::string string_at(const nlohmann::json& object, const char* key) {
+  const auto found = object.find(key);
+  return found != object.end() && found->is_string() ? found->get<std::string>() : "";
+}
+
+// A file a record run may leave in its directory: a record (DIR/ID.json holding that cell's
+// result), the manifest, or the temporary file of a write under way or killed (atomic_file.h). A
+// file that is gone by the time it is read was one of these (CTest's cells write side by side).
+bool is_record_run_file(const fs::directory_entry& entry) {
+  const std::string name = entry.path().filename().string();
+  if (name.starts_with(".") && name.find(".json.tmp-") != std::string::npos) return true;
+  std::error_code error;
+  if (!fs::is_regular_file(fs::symlink_status(entry.path(), error))) return error && !fs::exists(entry.path());
+  if (!name.ends_with(".json")) return false;
+  try {
+    const nlohmann::json json = read_json_file(entry.path().string());
+    if (name == kRecordManifest) return json.is_object() && json.contains("provenance") && json.contains("cells");
+    return json.is_object() && string_at(json, "id") + ".json" == name && json.contains("state");
+  } catch (const InputFileError& gone) {
+    return gone.kind() == InputFileError::Kind::Missing;
+  }
 }
 
 struct Manifest {
@@ -61,12 +90,73 @@ std::optional<Manifest> read_manifest(const std::string& directory) {
   }
 }
 
+// Why `state` is not one a cell of `row` can end in on `framework_version`, or nullopt. The row
+// decides, as run_cell does: `xfail:` makes a failure expected_fail and a pass unexpected_pass; a
+// version range the framework is outside makes the cell unsupported, a feature the run did not
+// enable skipped (which the record's run knew; the row must require one).
+std::optional<std::string> claim_not_granted(const CellResult& recorded, const RosterRow& row, const BackendSpec& spec,
+                                             const std::string& framework_version) {
+  const std::string state = to_string(recorded.state);
+  const std::string its_row = "its row (" + row.where.str() + ")";
+  bool requires_feature = row.family == Family::Ecosystem;
+  bool requires_version = false;
+  std::string outside;  // the first required range the framework version is outside
+  for (const Requirement& requirement : row.requirements) {
+    requires_feature = requires_feature || !requirement.feature.empty();
+    if (requirement.version_range.empty()) continue;
+    requires_version = true;
+    try {
+      if (outside.empty() && !version_in_range(framework_version, requirement.version_range))
+        outside = spec.distribution + requirement.version_range;
+    } catch (const std::invalid_argument&) {
+      // The run's framework version is unknown here ("unavailable"): the range decides nothing.
+    }
+  }
+  switch (recorded.state) {
+    case CellState::ExpectedFail:
+    case CellState::UnexpectedPass:
+      if (row.xfail.empty()) return "it records " + state + ", but " + its_row + " has no xfail";
+      break;
+    case CellState::Unsupported:
+      if (!requires_version) return "it records unsupported, but " + its_row + " requires no framework version";
+      if (outside.empty())
+        return "it records unsupported, but " + spec.distribution + " " + framework_version + " is inside every range " +
+               its_row + " requires";
+      break;
+    case CellState::Skipped:
+      if (!requires_feature) return "it records skipped, but " + its_row + " requires no feature";
+      break;
+    case CellState::Passed:
+      if (!row.xfail.empty()) return "it records passed, but " + its_row + " is xfail: its passing cell is unexpected_pass";
+      break;
+    default:
+      break;
+  }
+  if (!outside.empty() && recorded.state != CellState::Unsupported && recorded.state != CellState::Skipped) {
+    return "it records " + state + ", but " + spec.distribution + " " + framework_version + " is outside " + outside +
+           ", which " + its_row + " requires: the cell cannot have run";
+  }
+  return std::nullopt;
+}
+
+// What a merge holds each record to: the run its card claims, and the roster files as they are now.
+struct MergeBasis {
+  const BackendSpec& spec;
+  const RunFacts& facts;
+  std::map<std::string, std::string> roster_file_digest;  // row id -> digest of its roster file now
+  std::map<std::string, std::string> roster_file;         // row id -> its roster file
+};
+
 // The result recorded at `path` for `row`: a regular file within the byte and depth budgets,
-// recording this row's cell, consistent with itself. Anything else is CorruptRecord naming the file.
-CellResult read_record(const std::string& path, const RosterRow& row) {
+// recording this row's cell, consistent with itself and with its row (CorruptRecord otherwise,
+// naming the file), of the run `basis` claims and of the row's roster file as it is now
+// (MergeRefused otherwise).
+CellResult read_record(const std::string& path, const RosterRow& row, const MergeBasis& basis) {
   CellResult recorded;
+  nlohmann::json json;
   try {
-    recorded = CellResult::from_json(read_json_file(path));
+    json = read_json_file(path);
+    recorded = CellResult::from_json(json);
   } catch (const InputFileError& error) {
     throw CorruptRecord(std::string("unreadable recorded result: ") + error.what());
   } catch (const std::exception& error) {
@@ -76,6 +166,32 @@ CellResult read_record(const std::string& path, const RosterRow& row) {
   if (const std::optional<std::string> contradiction = recorded.contradiction()) {
     throw CorruptRecord(path + ": contradicts itself (" + *contradiction + "): a cell never records that");
   }
+  const auto provenance = json.find("provenance");
+  if (provenance == json.end() || !provenance->is_object()) {
+    throw CorruptRecord(path +
+                        ": says nothing of the run that made it (no provenance: an older tlconform wrote it, or a "
+                        "person did); rerun the cell");
+  }
+  const nlohmann::json expected = {{"backend", basis.spec.name},
+                                   {"harness_version", basis.facts.harness_version},
+                                   {"git_commit", basis.facts.git_commit},
+                                   {"git_worktree", basis.facts.git_worktree}};
+  for (const char* key : kRunKeys) {
+    const std::string was = string_at(*provenance, key);
+    if (was != expected[key]) {
+      throw MergeRefused(path + ": recorded by a run with " + key + " '" + was + "', and this card is of a run with '" +
+                         expected[key].get<std::string>() + "': merge records of one run (rerun the cell)");
+    }
+  }
+  const std::string digest = string_at(*provenance, "roster_file_digest");
+  if (digest != basis.roster_file_digest.at(row.id)) {
+    throw MergeRefused(path + ": recorded from another version of " + basis.roster_file.at(row.id) +
+                       " than the one here (roster digest " + digest + ", now " + basis.roster_file_digest.at(row.id) +
+                       "): rerun the cell");
+  }
+  if (const auto why = claim_not_granted(recorded, row, basis.spec, basis.facts.framework_version_seen)) {
+    throw CorruptRecord(path + ": " + *why + "; a cell never records that");
+  }
   return recorded;
 }
 
@@ -84,6 +200,7 @@ RunFacts facts_from(const nlohmann::json& provenance, const std::map<std::string
   RunFacts facts;
   facts.harness_version = provenance.value("harness_version", "");
   facts.git_commit = provenance.value("git_commit", "");
+  facts.git_worktree = provenance.value("git_worktree", "");
   facts.framework_version_seen = provenance.value("framework_version_seen", "");
   facts.python_version = provenance.value("python_version", "");
   facts.roster_digest = provenance.value("roster_digest", "");
@@ -102,6 +219,30 @@ std::string some_of(const std::vector<std::string>& ids, std::size_t limit = 8) 
 
 }  // namespace
 
+void check_record_directory(const std::string& directory) {
+  std::error_code error;
+  const fs::file_status status = fs::symlink_status(directory, error);
+  if (status.type() == fs::file_type::not_found) return;
+  const std::string refusal = "--record " + directory + " is not a directory of cell records";
+  if (status.type() != fs::file_type::directory)
+    throw RecordDirectoryError(refusal + " (it is not a directory): give a new path");
+  for (const fs::directory_entry& entry : fs::directory_iterator(directory, error)) {
+    if (!is_record_run_file(entry)) {
+      throw RecordDirectoryError(refusal + " (it holds " + entry.path().filename().string() +
+                                 ", which no record run writes): give a new or empty directory; nothing was written");
+    }
+  }
+  if (error) throw RecordDirectoryError("--record " + directory + " cannot be read: " + error.message());
+}
+
+nlohmann::json record_provenance(const BackendSpec& spec, const Checkout& checkout, const std::string& roster_file) {
+  return {{"backend", spec.name},
+          {"harness_version", checkout.harness_version},
+          {"git_commit", checkout.git_commit},
+          {"git_worktree", checkout.git_worktree},
+          {"roster_file_digest", digest_files({roster_file})}};
+}
+
 void clear_records(const std::string& directory, const std::vector<Roster>& rosters) {
   fs::create_directories(directory);
   fs::remove(fs::path(directory) / kRecordManifest);
@@ -110,9 +251,11 @@ void clear_records(const std::string& directory, const std::vector<Roster>& rost
   }
 }
 
-void write_record(const std::string& directory, const CellResult& result) {
+void write_record(const std::string& directory, const CellResult& result, const nlohmann::json& provenance) {
   fs::create_directories(directory);
-  write_file_atomically(record_path(directory, result.id), json_text(result.to_json()) + "\n");
+  nlohmann::json record = result.to_json();
+  record["provenance"] = provenance;
+  write_file_atomically(record_path(directory, result.id), json_text(record) + "\n");
 }
 
 void write_manifest(const std::string& directory, const BackendSpec& spec, const RunFacts& facts, const std::string& shard,
@@ -242,15 +385,26 @@ RunFacts facts_of_one_run(const BackendSpec& spec, const std::vector<Roster>& ro
 }  // namespace
 
 MergedRecords merge_records(const BackendSpec& spec, const std::vector<Roster>& rosters,
-                            const std::vector<std::string>& directories, const std::string& leg) {
+                            const std::vector<std::string>& directories, const std::string& leg,
+                            const std::function<RunFacts()>& facts_here) {
   const Offers offers = offers_of(rosters, directories);
   check_each_cell_once(rosters, offers);
   MergedRecords merged;
-  if (!offers.manifests.empty()) merged.facts = facts_of_one_run(spec, rosters, offers.manifests, leg);
+  const bool from_manifests = !offers.manifests.empty();
+  merged.facts = from_manifests ? facts_of_one_run(spec, rosters, offers.manifests, leg) : facts_here();
+  MergeBasis basis{.spec = spec, .facts = merged.facts, .roster_file_digest = {}, .roster_file = {}};
+  for (const Roster& roster : rosters) {
+    const std::string file = roster_path(roster);
+    const std::string digest = digest_files({file});
+    for (const RosterRow& row : roster.rows) {
+      basis.roster_file_digest[row.id] = digest;
+      basis.roster_file[row.id] = file;
+    }
+  }
   for (const Roster& roster : rosters) {
     for (const RosterRow& row : roster.rows) {
-      CellRun run{.result = read_record(offers.paths.at(row.id).front(), row)};
-      if (merged.facts) run.seconds = merged.facts->run["durations_s"].value(row.id, 0.0);
+      CellRun run{.result = read_record(offers.paths.at(row.id).front(), row, basis)};
+      if (from_manifests) run.seconds = merged.facts.run["durations_s"].value(row.id, 0.0);
       merged.runs.push_back(run);
     }
   }

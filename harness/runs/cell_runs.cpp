@@ -1,5 +1,6 @@
 #include "harness/runs/cell_runs.h"
 
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <set>
@@ -26,8 +27,26 @@ std::vector<CellResult> results_of(const std::vector<CellRun>& runs) {
   return results;
 }
 
-void run_supervised(const std::vector<ChildCommand>& commands, const std::vector<std::string>& labels, int jobs,
-                    std::string_view doing, const std::function<void(std::size_t, const ChildOutcome&, std::size_t)>& finished) {
+namespace {
+
+std::string name_of_signal(int signal) {
+  const char* name = sigabbrev_np(signal);
+  return name == nullptr ? "signal " + std::to_string(signal) : "SIG" + std::string(name);
+}
+
+}  // namespace
+
+RunInterrupted::RunInterrupted(int signal, std::vector<CellRun> finished, std::vector<std::string> unfinished)
+    : std::runtime_error("interrupted by " + name_of_signal(signal)),
+      signal_(signal),
+      finished_(std::move(finished)),
+      unfinished_(std::move(unfinished)) {}
+
+std::string RunInterrupted::signal_name() const { return name_of_signal(signal_); }
+
+std::vector<ChildOutcome> run_supervised(const std::vector<ChildCommand>& commands, const std::vector<std::string>& labels,
+                                         int jobs, std::string_view doing,
+                                         const std::function<void(std::size_t, const ChildOutcome&, std::size_t)>& finished) {
   std::size_t done = 0;
   SupervisorEvents events;
   events.finished = [&](std::size_t index, const ChildOutcome& outcome) { finished(index, outcome, ++done); };
@@ -37,7 +56,7 @@ void run_supervised(const std::vector<ChildCommand>& commands, const std::vector
       std::cerr << " " << terminal_line(labels[index]) << " (" << static_cast<int>(seconds) << " s)";
     std::cerr << std::endl;
   };
-  if (!commands.empty()) run_children(commands, jobs, events);
+  return commands.empty() ? std::vector<ChildOutcome>{} : run_children(commands, jobs, events);
 }
 
 ChildCommand cell_command(const BackendSpec& backend, const std::string& roster_file, const std::string& row_id,
@@ -68,10 +87,22 @@ std::vector<CellRun> run_cells(const BackendSpec& backend, const std::vector<Ros
   if (!selected.empty()) throw RunRequestError("no row '" + *selected.begin() + "' in the rosters given (see tlconform list)");
 
   std::vector<CellRun> runs(commands.size());
-  run_supervised(commands, ids, settings.jobs, "running", [&](std::size_t index, const ChildOutcome& outcome, std::size_t done) {
-    runs[index] = {cell_result_from_child(outcome, identities[index], settings.limits, xfails[index]), outcome.seconds};
-    on_done(runs[index], done, runs.size());
-  });
+  const std::vector<ChildOutcome> outcomes = run_supervised(
+      commands, ids, settings.jobs, "running", [&](std::size_t index, const ChildOutcome& outcome, std::size_t done) {
+        runs[index] = {cell_result_from_child(outcome, identities[index], settings.limits, xfails[index]), outcome.seconds};
+        on_done(runs[index], done, runs.size());
+      });
+  if (const int signal = interrupting_signal(outcomes)) {
+    std::vector<CellRun> finished;
+    std::vector<std::string> unfinished;
+    for (std::size_t index = 0; index < outcomes.size(); ++index) {
+      if (outcomes[index].interrupted_by != 0)
+        unfinished.push_back(ids[index]);
+      else
+        finished.push_back(runs[index]);
+    }
+    throw RunInterrupted(signal, std::move(finished), std::move(unfinished));
+  }
   return runs;
 }
 

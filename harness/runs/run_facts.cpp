@@ -12,25 +12,45 @@
 namespace tl {
 namespace {
 
-std::string git_commit() {
-  const std::string command = std::string("git -C '") + TL_SOURCE_DIR + "' rev-parse HEAD 2>/dev/null";
+// What `command` prints, and whether it exited 0.
+std::pair<std::string, bool> output_of(const std::string& command) {
   FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return "unknown";
-  std::array<char, 64> buffer{};
+  if (pipe == nullptr) return {"", false};
+  std::array<char, 4096> buffer{};
   std::string out;
   while (fgets(buffer.data(), buffer.size(), pipe) != nullptr) out += buffer.data();
-  pclose(pipe);
+  const int status = pclose(pipe);
+  return {out, status == 0};
+}
+
+std::string quoted(const std::string& path) {
+  std::string text = "'";
+  for (char c : path) text += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return text + "'";
+}
+
+std::string git_commit() {
+  auto [out, ok] = output_of("git -C " + quoted(TL_SOURCE_DIR) + " rev-parse HEAD 2>/dev/null");
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  return out.empty() ? "unknown" : out;
+  return ok && !out.empty() ? out : "unknown";
 }
 
 }  // namespace
 
+std::string git_worktree_state(const std::string& directory) {
+  const auto [out, ok] = output_of("git -C " + quoted(directory) + " status --porcelain --untracked-files=normal 2>/dev/null");
+  if (!ok) return "unknown";
+  return out.empty() ? "clean" : "dirty";
+}
+
+Checkout this_checkout() { return {TL_HARNESS_VERSION, git_commit(), git_worktree_state(TL_SOURCE_DIR)}; }
+
 RunFacts run_facts(const BackendSpec& spec, const std::vector<Roster>& rosters, const std::vector<CellRun>& runs,
-                   const std::string& leg, std::chrono::seconds time_limit) {
+                   const std::string& leg, std::chrono::seconds time_limit, const Checkout& checkout) {
   RunFacts facts;
-  facts.harness_version = TL_HARNESS_VERSION;
-  facts.git_commit = git_commit();
+  facts.harness_version = checkout.harness_version;
+  facts.git_commit = checkout.git_commit;
+  facts.git_worktree = checkout.git_worktree;
   facts.leg = leg;
   try {
     facts.python_version = python_runtime().python_version;

@@ -5,6 +5,8 @@
 #include "harness/supervise/channel_key.h"
 
 #include <fcntl.h>
+#include <openssl/crypto.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -57,8 +59,9 @@ std::string captured_output(const ChildOutcome& outcome) {
 struct ChannelReport {
   std::string phase;
   std::optional<CellResult> result;
-  std::string unreadable;  // why a signed line could not be read
-  std::string foreign;     // the first line not signed with the key
+  std::string unreadable;     // why a signed line could not be read
+  std::string foreign;        // the first line not signed with the key
+  bool after_result = false;  // a signed line came after the result: more than one process reported
 };
 
 ChannelReport read_channel(const ChildOutcome& outcome) {
@@ -68,6 +71,10 @@ ChannelReport read_channel(const ChildOutcome& outcome) {
     const std::optional<std::string> payload = verified_payload(outcome.result_key, line);
     if (!payload) {
       report.foreign = line;
+      break;
+    }
+    if (report.result) {
+      report.after_result = true;
       break;
     }
     try {
@@ -104,7 +111,6 @@ ChildCommand cell_child_command(std::vector<std::string> argv, const CellLimits&
   command.time_limit = limits.time;
   command.memory_limit = limits.memory;
   command.result_channel = true;
-  command.result_key = new_channel_key();
   command.output_budget = kCellOutputBudget;
   return command;
 }
@@ -147,6 +153,13 @@ CellResult cell_result_from_child(const ChildOutcome& outcome, CellResult identi
         "the cell's result channel carries a line the cell's harness did not sign (something in the cell "
         "process, such as its forward, wrote to descriptor " +
         std::to_string(kResultFd) + "), " + during + ": " + utf8_repaired(trimmed(channel.foreign, 120));
+  } else if (channel.after_result) {
+    // The harness writes one result, last. More came from a process that kept the channel and its
+    // key (a fork of the cell that ran on): no line of it is the cell's own verdict.
+    cell.state = CellState::HarnessError;
+    cell.message =
+        "the cell's result channel carries more than one result, or a line after its result (a process "
+        "forked from the cell kept the channel and ran on): the cell's verdict is not known";
   } else if (!reported) {
     cell.state = CellState::HarnessError;
     cell.message = "the cell process exited with code " + std::to_string(outcome.exit_code) + " without reporting a result " +
@@ -169,13 +182,36 @@ CellResult cell_result_from_child(const ChildOutcome& outcome, CellResult identi
     cell.output = cell.state == CellState::Passed ? "" : output;
     return cell;
   }
-  if (outcome.leftovers_killed != 0) {
-    cell.message +=
-        "; " + std::to_string(outcome.leftovers_killed) + " process(es) it started were still running and were killed";
-  }
   cell.message = utf8_repaired(cell.message);  // it may quote the cell's own output
   return cell;
 }
+
+namespace {
+
+// The channel of this process (one per cell process), kept here rather than in the ResultChannel
+// handles so the fork handler below can reach it.
+struct ChannelState {
+  int fd = -1;
+  std::string key;
+};
+
+ChannelState& channel_state() {
+  static ChannelState state;
+  return state;
+}
+
+// Runs in every process forked from the cell process (a forward's os.fork, multiprocessing): it
+// gets neither the descriptor nor the key, so only the process the supervisor started can report.
+// Async-signal-safe: close and a wipe of the key's bytes.
+void forget_channel_in_fork() {
+  ChannelState& state = channel_state();
+  if (state.fd >= 0) ::close(state.fd);
+  state.fd = -1;
+  OPENSSL_cleanse(state.key.data(), state.key.size());
+  state.key.clear();
+}
+
+}  // namespace
 
 ResultChannel ResultChannel::open(int result_fd, int key_fd) {
   std::string key;
@@ -193,14 +229,24 @@ ResultChannel ResultChannel::open(int result_fd, int key_fd) {
                              " (tlconform run and cell --isolate hand one over)");
   }
   ::fcntl(result_fd, F_SETFD, FD_CLOEXEC);  // a process the forward starts does not inherit the channel
-  return ResultChannel(result_fd, std::move(key));
+  static const int registered = ::pthread_atfork(nullptr, nullptr, forget_channel_in_fork);
+  if (registered != 0) throw std::runtime_error("cannot keep the result channel from forks of the cell (pthread_atfork)");
+  ChannelState& state = channel_state();
+  state.fd = result_fd;
+  state.key = std::move(key);
+  OPENSSL_cleanse(buffer, sizeof buffer);
+  return ResultChannel();
 }
 
 void ResultChannel::line(const std::string& text) const {
-  const std::string data = signed_line(key_, text) + "\n";
+  const ChannelState& state = channel_state();
+  if (state.fd < 0 || state.key.empty()) {
+    throw std::runtime_error("this process has no result channel: it was forked from the cell process, which alone reports");
+  }
+  const std::string data = signed_line(state.key, text) + "\n";
   std::size_t written = 0;
   while (written < data.size()) {
-    const ssize_t n = ::write(fd_, data.data() + written, data.size() - written);
+    const ssize_t n = ::write(state.fd, data.data() + written, data.size() - written);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) throw std::runtime_error(std::string("cannot write the cell's result: ") + std::strerror(errno));
     written += static_cast<std::size_t>(n);

@@ -24,31 +24,32 @@ struct CellLimits {
 std::uint64_t default_cell_memory(int jobs);
 
 // How the supervisor runs a cell command line (which must take `--result-fd 3 --key-fd 4`, see
-// ResultChannel), with a fresh key for its channel.
+// ResultChannel); the supervisor makes the key for its channel as it starts it.
 ChildCommand cell_child_command(std::vector<std::string> argv, const CellLimits& limits);
 
 // The cell's result from its finished child. `identity` names the cell (id, family, roster line);
-// a line on the channel the cell did not sign, a result for another id or one that contradicts its
-// own checks, a missing or unreadable result, a crash, a time-out or a memory kill each become
-// their own state, naming the phase the cell was in. `xfail` is the row's (a memory kill is a limit
-// of the run, not of the backend: it stays failed, and says so).
+// a line on the channel the cell did not sign, a second result (or any line after the result), a
+// result for another id or one that contradicts its own checks, a missing or unreadable result, a
+// crash, a time-out or a memory kill each become their own state, naming the phase the cell was in. `xfail` is the row's (a
+// memory kill is a limit of the run, not of the backend: it stays failed, and says so).
 CellResult cell_result_from_child(const ChildOutcome& outcome, CellResult identity, const CellLimits& limits,
                                   const std::string& xfail = "");
 
-// The cell's side: signed JSON lines on a descriptor the runner gave it, one per phase, then the result.
+// The cell's side: signed JSON lines on a descriptor the runner gave it, one per phase, then the
+// result. One channel per process.
 class ResultChannel {
  public:
   // Takes the key from `key_fd` (read to its end, then closed) and keeps `result_fd` out of any
-  // process the cell starts (close-on-exec). Call it before any roster code runs.
+  // process the cell starts: close-on-exec, and a process forked from this one (os.fork in a
+  // forward) loses both the descriptor and the key at once. Call it before any roster code runs.
   static ResultChannel open(int result_fd, int key_fd);
+  // Each throws std::runtime_error in a fork of the cell process, or when the channel is gone.
   void phase(const std::string& name) const;
   void result(const CellResult& result) const;
 
  private:
-  ResultChannel(int fd, std::string key) : fd_(fd), key_(std::move(key)) {}
+  ResultChannel() = default;
   void line(const std::string& text) const;
-  int fd_;
-  std::string key_;
 };
 
 }  // namespace tl

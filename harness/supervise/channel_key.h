@@ -1,9 +1,9 @@
 // The key a cell signs its result channel with (cell_process.h). The supervisor makes a fresh key
-// for each cell and hands it over on a pipe the cell reads, and closes, before any roster code runs;
-// every line the cell writes on its channel carries an HMAC-SHA256 of the line under that key. A
-// forward can write to any descriptor it finds, but it cannot sign, so nothing it writes is taken
-// for the cell's own report. (What remains, code that reads the process's memory, is in the
-// README's trust model.)
+// for each cell as it starts it, and hands it over on a pipe the cell reads, and closes, before any
+// roster code runs; every line the cell writes on its channel carries an HMAC-SHA256 of the line
+// under that key. A forward can write to any descriptor it finds, but it cannot sign, so nothing it
+// writes is taken for the cell's own report. (What remains, code that reads the process's memory,
+// is in the README's trust model.)
 #pragma once
 
 #include <optional>

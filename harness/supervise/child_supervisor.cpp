@@ -10,12 +10,15 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <set>
 #include <stdexcept>
+#include <thread>
 
+#include "harness/supervise/channel_key.h"
 #include "harness/supervise/process_tree.h"
 
 namespace tl {
@@ -102,6 +105,73 @@ void make_pipe(int fds[2]) {
   }
 }
 
+// The children of this process now, from /proc/self/task/TID/children (this process has one
+// thread), into `pids`; how many. Async-signal-safe: it runs in a fork of the supervisor. (A kernel
+// without CONFIG_PROC_CHILDREN lists none: what a child leaves then holds it to its time limit.)
+std::size_t children_now(pid_t* pids, std::size_t capacity) {
+  char path[64] = "/proc/self/task/";
+  char digits[16];
+  int length = 0;
+  for (pid_t self = ::getpid(); self > 0; self /= 10) digits[length++] = static_cast<char>('0' + self % 10);
+  char* end = path + std::strlen(path);
+  while (length > 0) *end++ = digits[--length];
+  std::memcpy(end, "/children", sizeof "/children");
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char text[4096];
+  std::size_t used = 0;
+  for (ssize_t got; used < sizeof text && (got = ::read(fd, text + used, sizeof text - used)) != 0;) {
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) break;
+    used += static_cast<std::size_t>(got);
+  }
+  ::close(fd);
+  std::size_t count = 0;
+  pid_t pid = 0;
+  for (std::size_t i = 0; i < used && count < capacity; ++i) {
+    if (text[i] >= '0' && text[i] <= '9') {
+      pid = pid * 10 + (text[i] - '0');
+    } else if (pid > 0) {
+      pids[count++] = pid;
+      pid = 0;
+    }
+  }
+  return count;
+}
+
+// The process between the supervisor and a child (see child_supervisor.h): a subreaper, so every
+// process the child starts stays below it however it detaches. It waits for the child, kills
+// whatever is left below it, and exits as the child did. Async-signal-safe calls only: it is a
+// fork of a process that may have threads, and it never execs.
+[[noreturn]] void contain(pid_t child) {
+  int status = 0;
+  for (;;) {
+    const pid_t got = ::waitpid(-1, &status, 0);
+    if (got == child) break;
+    if (got < 0 && errno != EINTR) ::_exit(127);
+  }
+  // An orphan is reparented here before its parent can be reaped, so this ends with nothing left.
+  for (;;) {
+    pid_t pids[512];
+    const std::size_t count = children_now(pids, 512);
+    for (std::size_t i = 0; i < count; ++i) ::kill(pids[i], SIGKILL);
+    if (::waitpid(-1, nullptr, 0) < 0 && errno == ECHILD) break;
+  }
+  if (WIFSIGNALED(status)) {
+    // Die of the child's signal, so the supervisor sees what the child died of (no core: this
+    // process is not dumpable).
+    const int signal = WTERMSIG(status);
+    ::signal(signal, SIG_DFL);
+    sigset_t only;
+    sigemptyset(&only);
+    sigaddset(&only, signal);
+    ::sigprocmask(SIG_UNBLOCK, &only, nullptr);
+    ::kill(::getpid(), signal);
+    ::_exit(128 + signal);
+  }
+  ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 127);
+}
+
 // Hands `key` to the child: written whole into the pipe (far below its buffer size), then closed,
 // so the child reads the key and then end of file.
 void write_key(int fd, const std::string& key) {
@@ -122,10 +192,11 @@ Running start(const ChildCommand& command, std::size_t index) {
   for (int i = 0; i < streams; ++i) make_pipe(pipes[i]);
   int key_pipe[2] = {-1, -1};
   if (command.result_channel) {
+    // Made now, not before: a child that started earlier never shared a process with this key.
+    child.outcome.result_key = new_channel_key();
     make_pipe(key_pipe);
-    write_key(key_pipe[1], command.result_key);
+    write_key(key_pipe[1], child.outcome.result_key);
   }
-  child.outcome.result_key = command.result_key;
   const int null_input = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   std::vector<char*> argv;
   argv.reserve(command.argv.size() + 1);
@@ -148,8 +219,22 @@ Running start(const ChildCommand& command, std::size_t index) {
       ::dup2(pipes[2][1], kResultFd);
       ::dup2(key_pipe[0], kResultKeyFd);
     }
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+    const pid_t container = ::getpid();
+    const pid_t own = ::fork();
+    if (own < 0) ::_exit(127);
+    if (own == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != container) ::_exit(127);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    // The child's descriptors (and the supervisor's, inherited here without an exec) are not this
+    // process's to hold: a pipe stays open only as long as the child and what it started hold it.
+    if (::close_range(0, ~0U, 0) != 0) {
+      for (int fd = 0; fd < 1024; ++fd) ::close(fd);
+    }
+    contain(own);
   }
   if (null_input >= 0) ::close(null_input);
   if (key_pipe[0] >= 0) ::close(key_pipe[0]);
@@ -163,8 +248,8 @@ Running start(const ChildCommand& command, std::size_t index) {
 }
 
 // The processes that belong to `child` now: its own tree while it runs, and the trees of the
-// orphans it started, which were reparented to this process (a subreaper). Pids are only taken from
-// the live tree, so a pid reused by an unrelated process is never counted or killed.
+// orphans it started that came to this process when its subreaper was killed. Pids are only taken
+// from the live tree, so a pid reused by an unrelated process is never counted or killed.
 std::set<pid_t> members(const ProcessTree& tree, const Running& child, pid_t self) {
   std::set<pid_t> found = child.ended ? std::set<pid_t>{} : tree.subtree(child.pid);
   for (pid_t orphan : tree.children(self)) {
@@ -174,29 +259,23 @@ std::set<pid_t> members(const ProcessTree& tree, const Running& child, pid_t sel
 }
 
 // SIGKILLs `child`'s process (if still there) and everything it started, then reaps what was ours.
-// Returns how many processes other than the child itself were killed.
-int kill_tree(Running& child) {
+void kill_tree(Running& child) {
   const pid_t self = ::getpid();
-  std::set<pid_t> killed;
   for (int round = 0; round < 5; ++round) {
     const ProcessTree tree = ProcessTree::scan();
     const std::set<pid_t> victims = members(tree, child, self);
     if (!child.ended) ::kill(-child.pid, SIGKILL);  // its process group, in one call
     if (victims.empty() && child.ended) break;
-    for (pid_t pid : victims) {
-      ::kill(pid, SIGKILL);
-      if (pid != child.pid && !tree.zombie(pid)) killed.insert(pid);
-    }
+    for (pid_t pid : victims) ::kill(pid, SIGKILL);
     if (!child.ended && ::waitpid(child.pid, &child.status, 0) == child.pid) child.ended = true;
     for (pid_t orphan : tree.children(self)) {
       if (victims.contains(orphan)) ::waitpid(orphan, nullptr, 0);
     }
   }
-  return static_cast<int>(killed.size());
 }
 
 void finish(Running& child) {
-  child.outcome.leftovers_killed = kill_tree(child);
+  kill_tree(child);
   for (int i = 0; i < 3; ++i) {
     if (child.streams[i]) drain(child.fds[i], *child.streams[i]);
     close_fd(child.fds[i]);
@@ -209,22 +288,16 @@ void finish(Running& child) {
   child.outcome.seconds = std::chrono::duration<double>(Clock::now() - child.start).count();
 }
 
-// One look at the process tree: records what each child started, claims or clears orphans, and
-// stops a child over its memory or time limit.
+// One look at the process tree: records what each child started, reaps orphans that died, and
+// stops a child over its memory or time limit. An orphan no child started is charged to none: it
+// waits for the clean-up when the last child ends.
 void watch(std::vector<Running>& running, const std::vector<ChildCommand>& commands, pid_t self, Clock::time_point now) {
   const ProcessTree tree = ProcessTree::scan();
-  std::set<pid_t> claimed;
   for (Running& child : running) {
     if (!child.ended) child.started.merge(tree.subtree(child.pid));
-    claimed.insert(child.started.begin(), child.started.end());
   }
   for (pid_t orphan : tree.children(self)) {
     if (std::any_of(running.begin(), running.end(), [&](const Running& child) { return child.pid == orphan; })) continue;
-    // An orphan nobody saw being started: with one child running it is that child's; between two
-    // it waits to be claimed, or for the clean-up when the last child ends.
-    if (!claimed.contains(orphan)) {
-      if (running.size() == 1) running.front().started.merge(tree.subtree(orphan));
-    }
     ::waitpid(orphan, nullptr, WNOHANG);  // an orphan that already died is reaped here
   }
   for (Running& child : running) {
@@ -242,20 +315,91 @@ void watch(std::vector<Running>& running, const std::vector<ChildCommand>& comma
   }
 }
 
+// The signal that stops the run (SIGINT or SIGTERM), set by the handler below while a run lasts.
+volatile std::sig_atomic_t g_interrupt = 0;
+
+void note_interrupt(int signal) { g_interrupt = signal; }
+
+// SIGINT and SIGTERM handled (noted in g_interrupt) for the life of a run, then as they were.
+class InterruptWatch {
+ public:
+  InterruptWatch() {
+    g_interrupt = 0;
+    struct sigaction noting {};
+    noting.sa_handler = note_interrupt;
+    sigemptyset(&noting.sa_mask);
+    for (std::size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], &noting, &previous_[i]);
+  }
+  ~InterruptWatch() {
+    for (std::size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], &previous_[i], nullptr);
+  }
+  InterruptWatch(const InterruptWatch&) = delete;
+  InterruptWatch& operator=(const InterruptWatch&) = delete;
+
+ private:
+  static constexpr std::array<int, 2> kSignals{SIGINT, SIGTERM};
+  std::array<struct sigaction, 2> previous_{};
+};
+
+// How long the running children have, once the run's signal is passed on to them, before their
+// processes are killed.
+constexpr auto kInterruptGrace = std::chrono::seconds(2);
+
+// Stops the run: `signal` to each running child's process group, a grace to end, then every
+// child's processes killed. Each running child, and each one never started, is marked interrupted.
+void interrupt(std::vector<Running>& running, std::vector<ChildOutcome>& outcomes, std::size_t next, int signal) {
+  for (const Running& child : running) {
+    if (!child.ended) ::kill(-child.pid, signal);
+  }
+  const auto deadline = Clock::now() + kInterruptGrace;
+  for (;;) {
+    bool all_ended = true;
+    for (Running& child : running) {
+      if (!child.ended && ::waitpid(child.pid, &child.status, WNOHANG) == child.pid) child.ended = true;
+      all_ended = all_ended && child.ended;
+    }
+    if (all_ended || Clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  for (Running& child : running) {
+    finish(child);
+    outcomes[child.index] = std::move(child.outcome);
+    outcomes[child.index].interrupted_by = signal;
+  }
+  running.clear();
+  for (std::size_t index = next; index < outcomes.size(); ++index) outcomes[index].interrupted_by = signal;
+}
+
 }  // namespace
+
+int interrupting_signal(const std::vector<ChildOutcome>& outcomes) {
+  for (const ChildOutcome& outcome : outcomes) {
+    if (outcome.interrupted_by != 0) return outcome.interrupted_by;
+  }
+  return 0;
+}
 
 // One loop that owns every child's lifetime (start, watch limits, reap, kill leftovers): kept
 // whole so no path can leave a child or its tree running.
 std::vector<ChildOutcome> run_children(const std::vector<ChildCommand>& commands, int jobs, const SupervisorEvents& events) {
-  // Orphans of the children come to this process instead of init, so they can be found and killed.
+  // Orphans of a child whose own subreaper was killed come here instead of init, so they can be
+  // found and killed.
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  // The keys of running children are in this process's memory: only a process with CAP_SYS_PTRACE
+  // may read it (/proc/PID/mem, ptrace), and it writes no core dump.
+  ::prctl(PR_SET_DUMPABLE, 0);
   const pid_t self = ::getpid();
+  const InterruptWatch interrupts;
   std::vector<ChildOutcome> outcomes(commands.size());
   std::vector<Running> running;
   std::size_t next = 0;
   auto last_heartbeat = Clock::now();
   auto last_scan = Clock::time_point{};
   while (next < commands.size() || !running.empty()) {
+    if (g_interrupt != 0) {
+      interrupt(running, outcomes, next, g_interrupt);
+      break;
+    }
     while (next < commands.size() && static_cast<int>(running.size()) < std::max(1, jobs)) {
       running.push_back(start(commands[next], next));
       if (events.started) events.started(next);
@@ -285,10 +429,6 @@ std::vector<ChildOutcome> run_children(const std::vector<ChildCommand>& commands
       if (!it->ended) {
         ++it;
         continue;
-      }
-      if (running.size() == 1) {
-        // The last one running: any orphan still here can only be its.
-        for (pid_t orphan : ProcessTree::scan().children(self)) it->started.insert(orphan);
       }
       finish(*it);
       outcomes[it->index] = std::move(it->outcome);
@@ -321,7 +461,9 @@ ChildOutcome run_child(const std::vector<std::string>& argv, std::chrono::second
   ChildCommand command;
   command.argv = argv;
   command.time_limit = limit;
-  return run_children({command}, 1).front();
+  ChildOutcome outcome = run_children({command}, 1).front();
+  if (outcome.interrupted_by != 0) ::raise(outcome.interrupted_by);  // handled as before the run now
+  return outcome;
 }
 
 std::string human_bytes(std::uint64_t bytes) {

@@ -4,6 +4,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include "harness/io/atomic_file.h"
 #include "harness/model/errors.h"
 #include "harness/model/refusal.h"
 #include "harness/model/tlspec.h"
@@ -47,6 +48,10 @@ void translate(std::exception_ptr thrown) {
     raise("BackendEnvironmentError", error.what(), py::dict());
   } catch (const TlspecError& error) {
     raise("TlspecError", error.what(), py::dict());
+  } catch (const FileWriteError& error) {
+    raise("FileWriteError", error.what(),
+          py::dict(py::arg("errno") = error.error_number(), py::arg("filename") = error.path(),
+                   py::arg("free_bytes") = error.free_bytes() ? py::cast(*error.free_bytes()) : py::none()));
   }
 }
 

@@ -19,6 +19,7 @@ __all__ = [
     "BackendEnvironmentError",
     "PythonError",
     "TlspecError",
+    "FileWriteError",
     "registry",
 ]
 
@@ -112,6 +113,24 @@ def _forward_error(original: BaseException, type_name: str, traceback: str, mess
 
 class TlspecError(TlconformError, ValueError):
     """A ``.tlspec`` bundle that cannot be read or a save target that is not a bundle."""
+
+
+class FileWriteError(TlconformError, OSError):
+    """A file tlconform writes (a saved bundle's manifest or payloads) could not be written, and
+    nothing was changed there: a full disk, a file size limit, a directory gone.
+
+    Attributes (besides OSError's):
+        errno: why, e.g. ``errno.ENOSPC`` for a full disk.
+        filename: the file that could not be written.
+        free_bytes: the bytes its filesystem had left, or ``None`` when it could not say.
+    """
+
+    def __init__(self, message: str, *, errno: int = 0, filename: str = "", free_bytes: Optional[int] = None) -> None:
+        OSError.__init__(self, errno, message, filename)
+        self.free_bytes = free_bytes
+
+    def __str__(self) -> str:
+        return str(self.strerror)
 
 
 def registry() -> List["_core.RefusalInfo"]:

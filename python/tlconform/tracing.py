@@ -15,8 +15,10 @@ __all__ = ["trace", "load", "CAPABILITY_REQUESTS"]
 CAPABILITY_REQUESTS = ("backward_capture", "fastlog", "interventions", "rng_replay", "streaming", "structure_only")
 
 # One capture at a time in this process: a capture patches the framework while its forward runs and
-# reads the framework's graph afterwards. Another thread's tl.trace waits here (re-entrant: a
-# forward may itself trace); other threads' plain framework work goes on meanwhile.
+# reads the framework's graph afterwards. Another thread's tl.trace waits here; other threads' plain
+# framework work goes on meanwhile. Re-entrant, so a forward that calls tl.trace is not stuck on its
+# own capture's lock: the backend refuses it (mid_capture_execution_unsupported), since the inner
+# capture would evaluate its graph inside the outer one.
 _CAPTURE_LOCK = threading.RLock()
 
 

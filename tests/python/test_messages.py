@@ -5,6 +5,7 @@ names shown whole, IndexError for any out-of-range int, and a TlspecError for a 
 from __future__ import annotations
 
 import pytest
+from conftest import run_python
 
 import tlconform as tl
 
@@ -96,3 +97,29 @@ def test_a_loaded_trace_says_it_was_loaded(tutorial, tmp_path):
     message = str(refused.value)
     assert "loaded from the .tlspec bundle" in message and str(tmp_path / "b.tlspec") in message
     assert "or captured on PYTHON" not in message  # the old text read as if PYTHON captures were audit-only
+
+
+def test_a_save_with_no_room_is_a_typed_error_naming_the_path_and_the_free_space(tmp_path):
+    """Issue 37.10: a save on a full disk raised a bare RuntimeError. No room is made here by a file
+    size limit (EFBIG), in a process of its own: the same path through the code as ENOSPC."""
+    target = tmp_path / "full.tlspec"
+    result = run_python(
+        "import resource, signal\n"
+        "from tinygrad import Tensor\n"
+        "import tlconform as tl\n"
+        "x = Tensor.arange(4096).float()\n"
+        "trace = tl.trace(lambda x: x * 2, x)\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (8192, resource.RLIM_INFINITY))\n"
+        "try:\n"
+        f"    trace.save({str(target)!r})\n"
+        "except tl.errors.FileWriteError as error:\n"
+        "    assert isinstance(error, OSError) and isinstance(error, tl.errors.TlconformError), type(error).__mro__\n"
+        "    print('typed', error.errno, error.filename, error.free_bytes is not None)\n"
+        "    print(error)\n"
+    )
+    assert result.returncode == 0, result.stderr
+    assert "typed 27 " in result.stdout, result.stdout  # EFBIG
+    assert str(target) in result.stdout
+    assert "free on its filesystem" in result.stdout
+    assert not target.exists()

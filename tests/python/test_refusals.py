@@ -126,6 +126,31 @@ def test_assign_refusal_leaves_input_bytes_and_rng_counters(x):
     assert {d: c.tolist() for d, c in Tensor._device_rng_counters.items()} == counters
 
 
+def test_a_trace_inside_a_traced_forward_is_refused_saying_so(x):
+    """Issue 37.10: a forward that calls tl.trace is refused with mid_capture_execution_unsupported (a
+    capture evaluates its graph, which would run tinygrad inside the outer capture), at the call and
+    before the inner forward runs, saying it was a nested trace, not "tinygrad's executor was called"."""
+    ran = []
+
+    def inner(y):
+        ran.append(True)
+        return y * 3
+
+    def outer(t):
+        tl.trace(inner, t + 1)
+        return t * 2
+
+    before = tinygrad_state(x)
+    with pytest.raises(BackendUnsupportedError) as refused:
+        tl.trace(outer, x)
+    assert refused.value.code == "mid_capture_execution_unsupported"
+    assert "tl.trace was called inside a traced forward" in str(refused.value), str(refused.value)
+    assert "executor" not in str(refused.value)
+    assert not ran, "the inner forward ran"
+    assert changed(before, tinygrad_state(x)) == []
+    assert len(tl.trace(lambda t: t * 2, x)) > 0, "a trace after the refusal"
+
+
 def test_the_probes_can_fail(x):
     """A mutation the refusal path must not make is seen by the probes."""
     from tinygrad import Tensor

@@ -88,6 +88,18 @@ TEST(CellIsolation, AForwardCannotForgeItsVerdict) {
   EXPECT_EQ(record["state"], "harness_error") << record.dump();
 }
 
+// Issue 37.7: a forward's os.fork() child runs the rest of the cell (capture, checks, result), and
+// the process the supervisor started exits 0 without a result. The fork has neither the channel
+// nor its key, so nothing it does is the cell's verdict: the cell reported none.
+TEST(CellIsolation, AForkOfTheCellCannotReportForIt) {
+  const std::string roster = source_path("tests/unit/data/forging_rows.yaml");
+  const std::string out = scratch("forked.json");
+  const ChildOutcome run = tlconform({"run", "--roster", roster, "--row", "forks_and_lets_the_fork_report", "--out", out});
+  EXPECT_EQ(run.exit_code, 1) << run.stdout_text << run.stderr_text;
+  EXPECT_EQ(states_of(out)["forks_and_lets_the_fork_report"], "harness_error") << test::file_text(out);
+  EXPECT_NE(run.stdout_text.find("exited with code 0 without reporting a result"), std::string::npos) << run.stdout_text;
+}
+
 // Issue 22.2: bytes that are not UTF-8, printed by the first of several rows, lose nothing: every
 // cell runs, each record and the card are written (the bytes as U+FFFD), also as JUnit, also from
 // a roster whose file name is not UTF-8, and from `cell --isolate --record`.

@@ -42,6 +42,17 @@ TEST(CellStates, FailureAndRegressionAreData) {
   EXPECT_FALSE(is_regression(CellState::Passed, CellState::Skipped));
   EXPECT_FALSE(is_regression(CellState::Skipped, CellState::Failed));  // it proved nothing before
   EXPECT_FALSE(is_regression(CellState::Unsupported, CellState::Crashed));
+  // Issue 37.4: on the leg that writes the committed card (pinned), a row that stops being tested
+  // is a regression too: an xfail added to a passing row, a requires: the pinned version fails.
+  EXPECT_TRUE(is_regression(CellState::Passed, CellState::ExpectedFail, /*pinned_leg=*/true));
+  EXPECT_TRUE(is_regression(CellState::Passed, CellState::Unsupported, true));
+  EXPECT_TRUE(is_regression(CellState::ExpectedFail, CellState::Unsupported, true));
+  EXPECT_TRUE(is_regression(CellState::Passed, CellState::Failed, true));
+  EXPECT_FALSE(is_regression(CellState::Passed, CellState::ExpectedFail, false));  // another leg: drift
+  EXPECT_FALSE(is_regression(CellState::Passed, CellState::Unsupported, false));
+  EXPECT_FALSE(is_regression(CellState::Unsupported, CellState::Unsupported, true));  // the baseline had it
+  EXPECT_FALSE(is_regression(CellState::ExpectedFail, CellState::Passed, true));
+  EXPECT_FALSE(is_regression(CellState::Passed, CellState::Skipped, true));  // this run's features, not the row
   EXPECT_EQ(cell_exit_code(CellState::Passed), 0);
   EXPECT_EQ(cell_exit_code(CellState::ExpectedFail), 0);
   EXPECT_EQ(cell_exit_code(CellState::Skipped), 77);

@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/prctl.h>
 
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <thread>
@@ -31,16 +34,27 @@ CellResult identity() {
 const std::string kPassedLine =
     R"({"result":{"id":"probe","family":"config_built","roster":"r.yaml:4","state":"passed","ops":7}})";
 
-// Signs a channel line with the cell's key, shell-quoted for an echo in its script.
+// Signs a channel line with the cell's key: a shell word for an echo in its script.
 using Sign = std::function<std::string(const std::string& payload)>;
 
-// A shell script run as a cell with a result channel at fd 3 (and its key at fd 4); `script` is
-// written with the cell's signing function, as the harness code in a real cell writes its lines.
+// What a cell script does first, as a real cell's harness code does: read its key from fd 4 (the
+// supervisor makes it as the cell starts), and sign lines with it (tl_sign PAYLOAD; python3's hmac).
+const std::string kSignPrelude =
+    "tl_key=$(cat <&4); exec 4<&-\n"
+    "tl_sign() { python3 -c 'import hashlib, hmac, sys; k, p = sys.argv[1], sys.argv[2]; "
+    "print(hmac.new(k.encode(), p.encode(), hashlib.sha256).hexdigest() + \" \" + p)' \"$tl_key\" \"$1\"; }\n";
+
+std::string signing(const std::string& payload) { return "\"$(tl_sign '" + payload + "')\""; }
+
+// Cell commands for shell scripts with a result channel at fd 3 (and the key at fd 4); each script
+// is written with the cell's signing function, as the harness code in a real cell writes its lines.
+ChildCommand cell_script_command(const std::function<std::string(const Sign&)>& script, const CellLimits& limits) {
+  return cell_child_command({"/bin/sh", "-c", kSignPrelude + script(signing)}, limits);
+}
+
 CellResult run_cell_script(const std::function<std::string(const Sign&)>& script, CellLimits limits = {seconds(20), 0},
                            ChildOutcome* out = nullptr, const std::string& xfail = "") {
-  ChildCommand command = cell_child_command({"/bin/sh", "-c", ""}, limits);
-  command.argv[2] = script([&](const std::string& payload) { return "'" + signed_line(command.result_key, payload) + "'"; });
-  const ChildOutcome outcome = run_children({command}, 1).front();
+  const ChildOutcome outcome = run_children({cell_script_command(script, limits)}, 1).front();
   if (out != nullptr) *out = outcome;
   return cell_result_from_child(outcome, identity(), limits, xfail);
 }
@@ -159,7 +173,6 @@ TEST(CellProcess, ACellEndsWithItsOwnProcessAndItsLeftoversAreKilled) {
         {seconds(60), 0}, &outcome);
     EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(20)) << starter;
     EXPECT_EQ(cell.state, CellState::Passed) << starter << cell.message;
-    EXPECT_GE(outcome.leftovers_killed, 1) << starter;
     const pid_t leftover = read_pid(pid_file);
     ASSERT_GT(leftover, 0) << starter;
     EXPECT_FALSE(pid_alive(leftover)) << starter << "the leftover process " << leftover << " still runs";
@@ -186,11 +199,115 @@ TEST(CellProcess, AMemoryHogFailsWithTheMemoryLimit) {
 
 // The key comes on descriptor 4, whole, then end of file; the cell closes it before roster code.
 TEST(CellProcess, TheKeyArrivesOnItsOwnDescriptor) {
-  ChildCommand command = cell_child_command({"/bin/sh", "-c", "cat <&4; echo; cat <&4; echo end"}, {seconds(20), 0});
-  const ChildOutcome outcome = run_children({command}, 1).front();
-  EXPECT_EQ(outcome.stdout_text, command.result_key + "\nend\n");
-  EXPECT_EQ(command.result_key.size(), 64u);
-  EXPECT_NE(cell_child_command({"/bin/true"}, {}).result_key, command.result_key) << "every cell gets its own key";
+  const ChildCommand command = cell_child_command({"/bin/sh", "-c", "cat <&4; echo; cat <&4; echo end"}, {seconds(20), 0});
+  const std::vector<ChildOutcome> outcomes = run_children({command, command}, 1);
+  EXPECT_EQ(outcomes[0].stdout_text, outcomes[0].result_key + "\nend\n");
+  EXPECT_EQ(outcomes[0].result_key.size(), 64u);
+  EXPECT_NE(outcomes[1].result_key, outcomes[0].result_key) << "every cell gets its own key";
+}
+
+// The writable memory of this process: what a process that could read it (/proc/PID/mem) would
+// find. Copied in-process from the rw mappings /proc/self/maps lists (a non-dumpable process that is
+// not root may not open its own /proc/self/mem).
+std::string own_memory() {
+  std::vector<std::pair<unsigned long, unsigned long>> regions;
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    unsigned long begin = 0, end = 0;
+    char permissions[5] = "";
+    if (std::sscanf(line.c_str(), "%lx-%lx %4s", &begin, &end, permissions) == 3 && permissions[0] == 'r' &&
+        permissions[1] == 'w' && end - begin <= (std::size_t{1} << 30))
+      regions.emplace_back(begin, end);
+  }
+  std::size_t total = 0;
+  for (const auto& [begin, end] : regions) total += end - begin;
+  std::string memory;
+  memory.reserve(total);  // one allocation before the copy: nothing is freed (or unmapped) while it runs
+  for (const auto& [begin, end] : regions) memory.append(reinterpret_cast<const char*>(begin), end - begin);
+  return memory;
+}
+
+// Issue 37.6: a cell's key does not exist until the cell starts, so no cell running before it can
+// find it in the supervisor's memory (or in that of a process forked from it).
+TEST(CellProcess, ACellsKeyIsMadeWhenItStarts) {
+  const ChildCommand command = cell_child_command({"/bin/true"}, {seconds(20), 0});
+  std::string memory_while_the_first_ran;
+  SupervisorEvents events;
+  events.started = [&](std::size_t index) {
+    if (index == 0) memory_while_the_first_ran = own_memory();
+  };
+  const std::vector<ChildOutcome> outcomes = run_children({command, command}, 1, events);
+  ASSERT_FALSE(memory_while_the_first_ran.empty());
+  EXPECT_NE(memory_while_the_first_ran.find(outcomes[0].result_key), std::string::npos) << "the memory search finds keys";
+  EXPECT_EQ(memory_while_the_first_ran.find(outcomes[1].result_key), std::string::npos)
+      << "the second cell's key existed while the first cell ran";
+}
+
+// Issue 37.6: a cell cannot read the supervisor's memory (nor that of the process between them),
+// where the keys of the cells running beside it are: the supervisor is not dumpable, so only a
+// process with CAP_SYS_PTRACE may read it. The reading cell drops that capability (a root CI
+// container would have it); where it then holds fewer capabilities than the supervisor (root), the
+// read is refused anyway, and the supervisor's dumpable flag is what shows.
+TEST(CellProcess, ACellCannotReadTheSupervisorsMemory) {
+  const std::string reader = ::testing::TempDir() + "/mem_reader_" + std::to_string(::getpid()) + ".py";
+  std::ofstream(reader) << "import ctypes, os, sys\n"
+                           "if sys.argv[-1] != 'dropped':\n"
+                           "  ctypes.CDLL(None).prctl(24, 19, 0, 0, 0)  # PR_CAPBSET_DROP, CAP_SYS_PTRACE\n"
+                           "  os.execv(sys.executable, [sys.executable] + sys.argv + ['dropped'])\n"
+                           "for pid in sys.argv[1:3]:\n"
+                           "  try:\n"
+                           "    open(f'/proc/{pid}/mem', 'rb').close(); print('readable', pid)\n"
+                           "  except PermissionError:\n"
+                           "    print('denied', pid)\n";
+  int dumpable_while_running = -1;
+  SupervisorEvents events;
+  events.started = [&](std::size_t) { dumpable_while_running = ::prctl(PR_GET_DUMPABLE); };
+  const ChildCommand command = cell_script_command(
+      [&](const Sign&) { return "python3 " + reader + " $PPID " + std::to_string(::getpid()) + "; exit 1"; }, {seconds(20), 0});
+  const ChildOutcome outcome = run_children({command}, 1, events).front();
+  EXPECT_EQ(dumpable_while_running, 0);
+  EXPECT_NE(outcome.stdout_text.find("denied " + std::to_string(::getpid())), std::string::npos) << outcome.stdout_text;
+  EXPECT_EQ(outcome.stdout_text.find("readable"), std::string::npos) << outcome.stdout_text << outcome.stderr_text;
+}
+
+// Issue 37.2: a cell's daemon (forked twice, after setsid, so it is nobody's child) dies with its
+// cell, and the memory it takes afterwards is never charged to the cell that runs beside it.
+TEST(CellProcess, ADaemonDiesWithItsCellAndIsChargedToNoOther) {
+  const std::string pid_file = ::testing::TempDir() + "/daemon_" + std::to_string(::getpid()) + ".pid";
+  std::filesystem::remove(pid_file);
+  const CellLimits limits{seconds(60), std::uint64_t{300} << 20};
+  const std::string daemon = "import os, time\nopen('" + pid_file +
+                             "', 'w').write(str(os.getpid()))\ntime.sleep(1.5)\n"
+                             "hog = b'x' * (400 << 20)\ntime.sleep(30)\n";
+  const ChildCommand detaches = cell_script_command(
+      [&](const Sign& sign) {
+        return "(setsid python3 -c \"" + daemon + "\" &); while [ ! -s " + pid_file + " ]; do sleep 0.05; done; echo " +
+               sign(kPassedLine) + " >&3; exit 0";
+      },
+      limits);
+  const ChildCommand innocent =
+      cell_script_command([&](const Sign& sign) { return "sleep 6; echo " + sign(kPassedLine) + " >&3; exit 0"; }, limits);
+  const std::vector<ChildOutcome> outcomes = run_children({detaches, innocent}, 2);
+  const CellResult first = cell_result_from_child(outcomes[0], identity(), limits);
+  const CellResult second = cell_result_from_child(outcomes[1], identity(), limits);
+  EXPECT_EQ(first.state, CellState::Passed) << first.message;
+  EXPECT_EQ(second.state, CellState::Passed) << second.message;
+  EXPECT_LT(outcomes[1].peak_resident, std::uint64_t{300} << 20);
+  const pid_t daemon_pid = read_pid(pid_file);
+  ASSERT_GT(daemon_pid, 0) << "the daemon never started";
+  EXPECT_FALSE(pid_alive(daemon_pid)) << "the daemon " << daemon_pid << " outlived its cell";
+}
+
+// Issue 37.7: one result per cell. A second signed result (a fork of the cell process that kept
+// the channel and the key and ran the rest of the cell) makes the cell a harness error; the last
+// line does not win.
+TEST(CellProcess, ASecondResultIsAHarnessError) {
+  std::string failed = kPassedLine;
+  failed.replace(failed.find("passed"), 6, "failed");
+  const CellResult cell = run_cell_script(
+      [&](const Sign& sign) { return "echo " + sign(failed) + " >&3; echo " + sign(kPassedLine) + " >&3; exit 0"; });
+  EXPECT_EQ(cell.state, CellState::HarnessError) << cell.message;
+  EXPECT_NE(cell.message.find("more than one result"), std::string::npos) << cell.message;
 }
 
 // What something else in the cell process writes to the channel is not the cell's report: a result

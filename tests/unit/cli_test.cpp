@@ -20,7 +20,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_support.h"
+#include "harness/backend/backend_registry.h"
 #include "harness/model/trace.h"
+#include "harness/runs/cell_records.h"
+#include "harness/runs/run_facts.h"
 #include "harness/supervise/cell_process.h"
 
 namespace tl {
@@ -32,6 +35,24 @@ using test::file_text;
 using test::has_staging;
 using test::scratch;
 using test::tlconform;
+
+// Records of every cell of the committed card, as `tlconform cell --record` writes them from this
+// checkout (the same provenance), each in the state `state_of(cell)` gives it.
+void write_committed_records(const fs::path& directory, const std::function<std::string(const nlohmann::json&)>& state_of) {
+  const nlohmann::json committed = nlohmann::json::parse(std::ifstream(test::source_path("scorecards/tinygrad/scorecard.json")));
+  const Checkout checkout = this_checkout();
+  fs::create_directories(directory);
+  for (const auto& cell : committed["cells"]) {
+    const std::string roster = cell["roster"];
+    const nlohmann::json record{{"id", cell["id"]},
+                                {"family", cell["family"]},
+                                {"roster", roster},
+                                {"state", state_of(cell)},
+                                {"provenance", record_provenance(backends::spec("tinygrad"), checkout,
+                                                                 test::source_path(roster.substr(0, roster.rfind(':'))))}};
+    std::ofstream(directory / (cell["id"].get<std::string>() + ".json")) << record.dump();
+  }
+}
 
 TEST(Cli, CrashAndHangAreCellStatesAndTheScorecardIsWritten) {
   const std::string roster = std::string(TL_SOURCE_DIR) + "/tests/unit/data/misbehaving_rows.yaml";
@@ -71,29 +92,28 @@ TEST(Cli, CrashAndHangAreCellStatesAndTheScorecardIsWritten) {
 
 TEST(Cli, ARegressedCellIsDriftAndFailsTheCheck) {
   // Recorded results equal to the committed scorecard, except one row that now fails.
-  const nlohmann::json committed =
-      nlohmann::json::parse(std::ifstream(std::string(TL_SOURCE_DIR) + "/scorecards/tinygrad/scorecard.json"));
   const std::string records = scratch("records");
-  fs::create_directories(records);
-  for (const auto& cell : committed["cells"]) {
-    nlohmann::json record{{"id", cell["id"]}, {"family", cell["family"]}, {"roster", cell["roster"]}, {"state", cell["state"]}};
-    if (cell["id"] == "tutorial_mlp") record["state"] = "failed";
-    if (cell["family"] == "ecosystem") record["state"] = "skipped";  // run without TORCHLENS_CONFORMANCE_ECOSYSTEM=1
-    std::ofstream(fs::path(records) / (cell["id"].get<std::string>() + ".json")) << record.dump();
-  }
+  write_committed_records(records, [](const nlohmann::json& cell) -> std::string {
+    if (cell["id"] == "tutorial_mlp") return "failed";
+    if (cell["family"] == "ecosystem") return "skipped";  // run without TORCHLENS_CONFORMANCE_ECOSYSTEM=1
+    return cell["state"];
+  });
   // The drift goes to stderr: stdout is the report's (--format).
   const ChildOutcome outcome =
       tlconform({"scorecard", "--backend", "tinygrad", "--from", records, "--check", "--out", scratch("fresh.json")});
   EXPECT_EQ(outcome.exit_code, 1) << outcome.stdout_text << outcome.stderr_text;
   EXPECT_NE(outcome.stderr_text.find("REGRESSION cell tutorial_mlp: passed -> failed"), std::string::npos) << outcome.stderr_text;
-  // The capabilities that tutorial_mlp proves lose their proof.
-  EXPECT_NE(outcome.stderr_text.find("capability Closure constant with a readable buffer: supported -> untested"),
+  // The capabilities that tutorial_mlp proves lose their proof: on the pinned leg, regressions too.
+  EXPECT_NE(outcome.stderr_text.find("REGRESSION capability Closure constant with a readable buffer: supported -> untested"),
             std::string::npos)
       << outcome.stderr_text;
-  // A cell that was not run here is drift, not a regression; the one regression is tutorial_mlp.
+  // A cell that was not run here is drift, not a regression, and so is a capability only it proves;
+  // the regressions are tutorial_mlp and the two capabilities it proves.
   EXPECT_NE(outcome.stderr_text.find("cell llm_transformer_block: passed -> skipped"), std::string::npos) << outcome.stderr_text;
   EXPECT_EQ(outcome.stderr_text.find("REGRESSION cell llm_transformer_block"), std::string::npos) << outcome.stderr_text;
-  EXPECT_NE(outcome.stderr_text.find(", 1 regression"), std::string::npos) << outcome.stderr_text;
+  EXPECT_NE(outcome.stderr_text.find("drift      capability A write into a buffer the forward reads back"), std::string::npos)
+      << outcome.stderr_text;
+  EXPECT_NE(outcome.stderr_text.find(", 3 regression"), std::string::npos) << outcome.stderr_text;
 }
 
 TEST(Cli, WriteIsOnlyForThePinnedLeg) {
@@ -106,14 +126,10 @@ TEST(Cli, WriteIsOnlyForThePinnedLeg) {
 TEST(Cli, WriteNeedsEveryCellRun) {
   const std::string committed_path = std::string(TL_SOURCE_DIR) + "/scorecards/tinygrad/scorecard.json";
   const std::string before = file_text(committed_path);
-  const nlohmann::json committed = nlohmann::json::parse(before);
   const std::string records = scratch("skipped-records");
-  fs::create_directories(records);
-  for (const auto& cell : committed["cells"]) {
-    nlohmann::json record{{"id", cell["id"]}, {"family", cell["family"]}, {"roster", cell["roster"]}, {"state", cell["state"]}};
-    if (cell["family"] == "ecosystem") record["state"] = "skipped";
-    std::ofstream(fs::path(records) / (cell["id"].get<std::string>() + ".json")) << record.dump();
-  }
+  write_committed_records(records, [](const nlohmann::json& cell) -> std::string {
+    return cell["family"] == "ecosystem" ? "skipped" : cell["state"];
+  });
   const ChildOutcome outcome =
       tlconform({"scorecard", "--backend", "tinygrad", "--from", records, "--write", "--out", scratch("w.json")});
   EXPECT_EQ(outcome.exit_code, 2) << outcome.stdout_text << outcome.stderr_text;
@@ -125,14 +141,9 @@ TEST(Cli, WriteNeedsEveryCellRun) {
 TEST(Cli, WriteNeedsEveryCellPassed) {
   const std::string committed_path = std::string(TL_SOURCE_DIR) + "/scorecards/tinygrad/scorecard.json";
   const std::string before = file_text(committed_path);
-  const nlohmann::json committed = nlohmann::json::parse(before);
   const std::string records = scratch("failed-records");
-  fs::create_directories(records);
-  for (const auto& cell : committed["cells"]) {
-    nlohmann::json record{{"id", cell["id"]}, {"family", cell["family"]}, {"roster", cell["roster"]}, {"state", cell["state"]}};
-    if (cell["id"] == "tutorial_mlp") record["state"] = "failed";
-    std::ofstream(fs::path(records) / (cell["id"].get<std::string>() + ".json")) << record.dump();
-  }
+  write_committed_records(
+      records, [](const nlohmann::json& cell) -> std::string { return cell["id"] == "tutorial_mlp" ? "failed" : cell["state"]; });
   const ChildOutcome outcome =
       tlconform({"scorecard", "--backend", "tinygrad", "--from", records, "--write", "--out", scratch("w.json")});
   EXPECT_EQ(outcome.exit_code, 2) << outcome.stdout_text << outcome.stderr_text;
@@ -142,6 +153,90 @@ TEST(Cli, WriteNeedsEveryCellPassed) {
       std::string::npos)
       << outcome.stderr_text;
   EXPECT_EQ(file_text(committed_path), before) << "the committed scorecard changed";
+}
+
+// Issue 37.5: --out never names the card a run is checked against, nor the committed card (which
+// only --write replaces, after its checks), however it is spelled; nothing is run or written.
+TEST(Cli, OutNeverNamesTheBaselineOrTheCommittedCard) {
+  const std::string committed_path = test::source_path("scorecards/tinygrad/scorecard.json");
+  const std::string before = file_text(committed_path);
+  const std::string records = scratch("out-records");
+  write_committed_records(records, [](const nlohmann::json& cell) -> std::string { return cell["state"]; });
+  const std::string link = scratch("link-to-committed.json");
+  fs::create_symlink(committed_path, link);
+  for (const std::string& out : {committed_path, link}) {
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"scorecard", "--backend", "tinygrad", "--from", records, "--out", out},
+          std::vector<std::string>{"scorecard", "--backend", "tinygrad", "--from", records, "--check", "--out", out},
+          std::vector<std::string>{"run", "--row", "tutorial_mlp", "--out", out}}) {
+      const ChildOutcome outcome = tlconform(args, 120);
+      EXPECT_EQ(outcome.exit_code, 2) << args[0] << " --out " << out << ": " << outcome.stderr_text;
+      EXPECT_NE(outcome.stderr_text.find("is the committed scorecard"), std::string::npos) << outcome.stderr_text;
+    }
+  }
+  const std::string baseline = scratch("baseline.json");
+  std::ofstream(baseline) << before;
+  const ChildOutcome over_baseline = tlconform(
+      {"scorecard", "--backend", "tinygrad", "--from", records, "--check", "--baseline", baseline, "--out", baseline}, 120);
+  EXPECT_EQ(over_baseline.exit_code, 2) << over_baseline.stderr_text;
+  EXPECT_NE(over_baseline.stderr_text.find("is the --check baseline"), std::string::npos) << over_baseline.stderr_text;
+  EXPECT_EQ(file_text(baseline), before) << "the baseline was overwritten";
+  if (file_text(committed_path) != before) {
+    std::ofstream(committed_path) << before;  // put back what an old tlconform overwrote
+    ADD_FAILURE() << "the committed scorecard was overwritten";
+  }
+}
+
+// Issue 37.10: a card from a dirty working tree says so, and --write refuses it: the committed card
+// is always of a commit. (A run here may be dirty or clean; this one's records claim dirty.)
+TEST(Cli, WriteRefusesARunFromADirtyWorkingTree) {
+  const std::string committed_path = test::source_path("scorecards/tinygrad/scorecard.json");
+  const std::string before = file_text(committed_path);
+  const fs::path clean = scratch("here-records");
+  write_committed_records(clean, [](const nlohmann::json& cell) -> std::string { return cell["state"]; });
+  const std::string fresh = scratch("here.json");
+  ASSERT_EQ(tlconform({"scorecard", "--backend", "tinygrad", "--from", clean.string(), "--out", fresh}, 120).exit_code, 0);
+  const nlohmann::json here = nlohmann::json::parse(std::ifstream(fresh))["provenance"];
+  // The same cells as one run's shard, from a dirty tree: records and manifest say so.
+  const fs::path dirty = scratch("dirty-records");
+  fs::create_directories(dirty);
+  nlohmann::json manifest{{"provenance", nlohmann::json::object()}, {"shard", ""}, {"cells", nlohmann::json::array()}};
+  for (const char* key : {"leg", "harness_version", "git_commit", "framework_version_seen", "python_version", "roster_digest"})
+    manifest["provenance"][key] = here[key];
+  manifest["provenance"]["backend"] = "tinygrad";
+  manifest["provenance"]["git_worktree"] = "dirty";
+  for (const auto& entry : fs::directory_iterator(clean)) {
+    nlohmann::json record = nlohmann::json::parse(std::ifstream(entry.path()));
+    record["provenance"]["git_worktree"] = "dirty";
+    manifest["cells"].push_back(record["id"]);
+    std::ofstream(dirty / entry.path().filename()) << record.dump();
+  }
+  std::ofstream(dirty / "run-manifest.json") << manifest.dump();
+  const std::string out = scratch("dirty.json");
+  const ChildOutcome outcome =
+      tlconform({"scorecard", "--backend", "tinygrad", "--from", dirty.string(), "--write", "--out", out}, 120);
+  EXPECT_EQ(outcome.exit_code, 2) << outcome.stderr_text;
+  EXPECT_NE(outcome.stderr_text.find("ran from a dirty working tree"), std::string::npos) << outcome.stderr_text;
+  EXPECT_EQ(nlohmann::json::parse(std::ifstream(out))["provenance"]["git_worktree"], "dirty");
+  if (file_text(committed_path) != before) {
+    std::ofstream(committed_path) << before;  // put back what an old tlconform overwrote
+    ADD_FAILURE() << "the committed scorecard was overwritten";
+  }
+}
+
+// Issue 37.10: a card that cannot be written is its own exit code (4), not a failed cell's (1), and
+// the message names the file and the space left (here a file size limit makes the room run out).
+TEST(Cli, ACardThatCannotBeWrittenExitsFour) {
+  const std::string records = scratch("unwritable-records");
+  write_committed_records(records, [](const nlohmann::json& cell) -> std::string { return cell["state"]; });
+  const std::string out = scratch("too-big.json");
+  const ChildOutcome outcome = run_child({"/bin/sh", "-c", "trap '' XFSZ; ulimit -f 8; exec \"$@\"", "sh", test::tlconform_path(),
+                                          "scorecard", "--backend", "tinygrad", "--from", records, "--out", out},
+                                         std::chrono::seconds(120));
+  EXPECT_EQ(outcome.exit_code, 4) << outcome.stderr_text;
+  EXPECT_NE(outcome.stderr_text.find("cannot write " + out), std::string::npos) << outcome.stderr_text;
+  EXPECT_NE(outcome.stderr_text.find("free on its filesystem"), std::string::npos) << outcome.stderr_text;
+  EXPECT_FALSE(fs::exists(out));
 }
 
 TEST(Cli, MisuseExitsTwoWithUsage) {
@@ -310,6 +405,32 @@ TEST(Cli, InspectEscapesControlCharactersInABundle) {
   EXPECT_NE(outcome.stdout_text.find("device \\x1b[2JPYTHON"), std::string::npos) << outcome.stdout_text;
 }
 
+// Issue 37.10: the paths tlconform prints after writing (a card, a baseline it checked, a bundle, a
+// picture) show control characters escaped: a path holding ESC or a newline sets no title and
+// prints no line of its own.
+TEST(Cli, PrintedPathsShowControlCharactersEscaped) {
+  const fs::path dir = scratch("hostile-paths");
+  fs::create_directories(dir);
+  const std::string hostile = "\x1b]0;pwned\x07\nforged line";
+  const std::string card = (dir / ("card" + hostile + ".json")).string();
+  const std::string bundle = (dir / ("bundle" + hostile)).string();
+  const std::string picture = (dir / ("graph" + hostile + ".dot")).string();
+  const ChildOutcome run = tlconform({"run", "--row", "tutorial_mlp", "--out", card}, 300);
+  const std::string records = scratch("hostile-path-records");
+  write_committed_records(records, [](const nlohmann::json& cell) -> std::string { return cell["state"]; });
+  const std::string baseline = (dir / ("baseline" + hostile + ".json")).string();
+  fs::copy_file(test::source_path("scorecards/tinygrad/scorecard.json"), baseline);
+  const ChildOutcome check =
+      tlconform({"scorecard", "--from", records, "--check", "--baseline", baseline, "--out", scratch("hostile-check.json")}, 300);
+  const ChildOutcome trace = tlconform({"trace", "--row", "tutorial_mlp", "--save", bundle, "--graph", picture}, 300);
+  for (const ChildOutcome& outcome : {run, check, trace}) {
+    EXPECT_EQ(outcome.exit_code, 0) << outcome.stderr_text;
+    EXPECT_EQ(outcome.stderr_text.find('\x1b'), std::string::npos) << outcome.stderr_text;
+    EXPECT_EQ(outcome.stderr_text.find("\nforged line"), std::string::npos) << outcome.stderr_text;
+    EXPECT_NE(outcome.stderr_text.find("\\x1b]0;pwned\\x07\\x0aforged line"), std::string::npos) << outcome.stderr_text;
+  }
+}
+
 // Issue 22.13: the backend's requirement table names this distribution's install extra, and says
 // that the page's name is its upstream's.
 TEST(Cli, SpecNamesThisDistributionsInstallExtra) {
@@ -444,12 +565,7 @@ TEST(Cli, ScorecardFromRefusesBadRecords) {
   };
   for (const auto& [what, corrupt] : corruptions) {
     const fs::path records = scratch("bad-records");
-    fs::create_directories(records);
-    for (const auto& cell : committed["cells"]) {
-      const nlohmann::json record{
-          {"id", cell["id"]}, {"family", cell["family"]}, {"roster", cell["roster"]}, {"state", cell["state"]}};
-      std::ofstream(records / (cell["id"].get<std::string>() + ".json")) << record.dump();
-    }
+    write_committed_records(records, [](const nlohmann::json& cell) -> std::string { return cell["state"]; });
     const fs::path bad = records / (victim + ".json");
     fs::remove(bad);
     corrupt(bad);

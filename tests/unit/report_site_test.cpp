@@ -129,6 +129,15 @@ TEST(ReportSite, ShowsCellsACardLacksAsAbsentInTheLastCardsOrder) {
   EXPECT_EQ(occurrences(page, "data-state=\"absent\""), 2u);
 }
 
+// Issue 37.8: a card whose run a signal stopped says so in its column, so its missing cells read
+// as not run, not as lost.
+TEST(ReportSite, AnInterruptedCardSaysSoInItsColumn) {
+  nlohmann::json card = card_of({{"a", "passed"}});
+  card["interrupted"] = {{"signal", "SIGTERM"}, {"unfinished", {"b"}}};
+  const ReportModel model = build_report_model({report_card("stopped.json", card)});
+  EXPECT_NE(model.columns.at(0).label.find("interrupted by SIGTERM"), std::string::npos) << model.columns.at(0).label;
+}
+
 TEST(ReportSite, ExplainsOnlyCellsThatDidNotPass) {
   nlohmann::json card = card_of({{"refused_as_expected", "passed"}, {"refused_unexpectedly", "refused"}});
   card["cells"][0]["refusal_code"] = "fastlog_unsupported";

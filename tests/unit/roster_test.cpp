@@ -129,6 +129,24 @@ TEST_F(RosterFile, BadValuesAreErrors) {
       4, "elements");
 }
 
+// An empty dimension makes no tensor free: a forward can reduce or broadcast over it into a tensor
+// as large as the other dimensions say, so they are held to the element cap as if it were 1.
+TEST_F(RosterFile, AnEmptyTensorIsHeldToTheCapByItsOtherDimensions) {
+  expect_error(
+      "rows:\n  - id: a\n    family: config_built\n    inputs:\n      x: {shape: [0, 768, 768], arange: {start: 0}}\n"
+      "    forward: x.sum(axis=0)\n",
+      5, "inputs.x.shape [0, 768, 768] would hold 589824 elements without its empty dimensions");
+  expect_error(
+      "rows:\n  - id: a\n    family: config_built\n    inputs:\n      x: {shape: [0, 65536, 9], uniform: {low: 0, high: 1, "
+      "seed: 1}}\n    forward: x\n",
+      5, "more than 65536");
+  const Roster roster = load_roster(
+      write("rows:\n  - id: a\n    family: config_built\n    inputs:\n      x: {shape: [2, 0, 256, 128], arange: {start: 0}}\n"
+            "    forward: x\n"),
+      testing::tinygrad_vocabulary());
+  EXPECT_EQ(roster.rows.at(0).inputs.at(0).shape, (std::vector<std::int64_t>{2, 0, 256, 128}));
+}
+
 TEST_F(RosterFile, MissingPiecesAreErrors) {
   expect_error("rows:\n  - id: a\n    family: config_built\n    inputs: {x: [1.0]}\n", 2, "needs a 'forward'");
   expect_error("rows:\n  - id: a\n    family: config_built\n    forward: x\n", 2, "at least one entry under 'inputs'");

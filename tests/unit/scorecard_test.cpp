@@ -9,7 +9,9 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 
+#include "harness/report/committed_card.h"
 #include "harness/report/scorecard.h"
 
 namespace tl {
@@ -42,6 +44,9 @@ TEST(Scorecard, ReadingThenWritingGivesTheCardBack) {
   failing["cells"][0]["failed_checks"] = {"capture"};
   failing["cells"][0]["failures"] = {{{"check", "capture"}, {"detail", "what it found"}}};
   EXPECT_EQ(Scorecard::from_json(failing, "card.json").to_json(), failing);
+  nlohmann::json interrupted = card;
+  interrupted["interrupted"] = {{"signal", "SIGINT"}, {"unfinished", {"op_add", "op_sub"}}};
+  EXPECT_EQ(Scorecard::from_json(interrupted, "card.json").to_json(), interrupted);
 }
 
 TEST(Scorecard, RejectsUnknownStatesAndDuplicatesNamingTheCell) {
@@ -77,12 +82,103 @@ TEST(Scorecard, RejectsCardsOfTheWrongShape) {
       {[](nlohmann::json& c) { c["provenance"]["leg"] = 5; }, "provenance.leg must be a string"},
       {[](nlohmann::json& c) { c["spec"] = "tinygrad"; }, "spec must be an object"},
       {[](nlohmann::json& c) { c["schema_version"] = 2; }, "has schema_version 2; this harness reads 1"},
+      {[](nlohmann::json& c) { c["interrupted"] = "SIGTERM"; }, "interrupted must be an object"},
+      {[](nlohmann::json& c) {
+         c["interrupted"] = {{"signal", "SIGTERM"}};
+       },
+       "interrupted has no 'unfinished'"},
+      {[](nlohmann::json& c) {
+         c["interrupted"] = {{"signal", 15}, {"unfinished", {}}};
+       },
+       "interrupted.signal must be a string"},
   };
   for (const auto& [edit, needle] : cases) {
     nlohmann::json card = committed_card();
     edit(card);
     EXPECT_NE(rejection(card).find(needle), std::string::npos) << needle << ": " << rejection(card);
   }
+}
+
+// Issue 37.4: on the pinned leg, a row that stops being tested is a regression unless the committed
+// card already had it so: passed -> expected_fail (an xfail added), passed -> unsupported, and a
+// capability losing its proof. On another leg each is drift.
+TEST(Scorecard, OnThePinnedLegARowThatStopsBeingTestedIsARegression) {
+  const nlohmann::json committed_json = committed_card();
+  const Scorecard committed = Scorecard::from_json(committed_json, "committed");
+  const std::string first = committed_json["cells"][0]["id"];
+  const std::string second = committed_json["cells"][1]["id"];
+  ASSERT_EQ(committed_json["cells"][0]["state"], "passed");
+  ASSERT_EQ(committed_json["cells"][1]["state"], "passed");
+  for (const std::string leg : {"pinned", "in-range-latest"}) {
+    nlohmann::json fresh = committed_json;
+    fresh["provenance"]["leg"] = leg;
+    fresh["cells"][0]["state"] = "expected_fail";
+    fresh["cells"][1]["state"] = "unsupported";
+    std::size_t proved = 0;
+    for (auto& capability : fresh["capabilities"]) {
+      if (capability["state"] == "supported" && proved++ == 0) capability["state"] = "untested";
+    }
+    std::map<std::string, bool> regression;
+    for (const Drift& d : scorecard_drift(committed, Scorecard::from_json(fresh, "fresh"))) regression[d.id] = d.regression;
+    ASSERT_EQ(regression.size(), 3u) << leg;
+    EXPECT_EQ(regression.at(first), leg == "pinned") << leg << ": passed -> expected_fail";
+    EXPECT_EQ(regression.at(second), leg == "pinned") << leg << ": passed -> unsupported";
+    for (const auto& [id, is] : regression) {
+      if (id != first && id != second) EXPECT_EQ(is, leg == "pinned") << leg << ": capability " << id << " lost its proof";
+    }
+  }
+  // What the committed card already had is no drift at all.
+  EXPECT_TRUE(scorecard_drift(committed, committed).empty());
+}
+
+// Issue 37.4 and 37.10: what may replace the committed card. Each case is one reason --write refuses.
+TEST(Scorecard, OnlyAPinnedCleanCompleteRunMayReplaceTheCommittedCard) {
+  const BackendSpec spec = [] {
+    BackendSpec made;
+    made.name = "tinygrad";
+    made.distribution = "tinygrad";
+    made.pinned_version = "0.13.0";
+    return made;
+  }();
+  const nlohmann::json committed_json = committed_card();
+  const Scorecard committed = Scorecard::from_json(committed_json, "committed");
+  auto fresh_with = [&](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json fresh = committed_json;
+    fresh["provenance"]["framework_version_seen"] = "0.13.0";
+    fresh["provenance"]["leg"] = "pinned";
+    fresh["provenance"]["git_worktree"] = "clean";
+    edit(fresh);
+    return Scorecard::from_json(fresh, "fresh");
+  };
+  EXPECT_EQ(why_not_committed(spec, fresh_with([](nlohmann::json&) {}), committed, "clean"), std::nullopt);
+  const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> refusals{
+      {[](nlohmann::json& c) { c["provenance"]["leg"] = "in-range-latest"; }, "--write is for the pinned leg"},
+      {[](nlohmann::json& c) { c["provenance"]["framework_version_seen"] = "0.13.1"; }, "--write is for the pinned leg"},
+      {[](nlohmann::json& c) { c["cells"][0]["state"] = "skipped"; }, "--write needs every cell run"},
+      {[](nlohmann::json& c) { c["cells"][0]["state"] = "failed"; }, "--write needs every cell to end as its row asks"},
+      {[](nlohmann::json& c) { c["cells"][0]["state"] = "unsupported"; }, "was passed in the committed card and is unsupported"},
+      {[](nlohmann::json& c) {
+         c["interrupted"] = {{"signal", "SIGTERM"}, {"unfinished", {"x"}}};
+       },
+       "interrupted"},
+      {[](nlohmann::json& c) { c["provenance"]["git_worktree"] = "dirty"; }, "from a dirty working tree"},
+      {[](nlohmann::json& c) { c["provenance"].erase("git_worktree"); }, "from a clean git checkout"},
+  };
+  for (const auto& [edit, needle] : refusals) {
+    const std::optional<std::string> why = why_not_committed(spec, fresh_with(edit), committed, "clean");
+    ASSERT_TRUE(why.has_value()) << needle;
+    EXPECT_NE(why->find(needle), std::string::npos) << needle << ": " << *why;
+  }
+  // The tree the card is written into counts too, and a row the committed card already had as
+  // unsupported (or lacked) may stay so; an xfail added is drift --check reports, and may be written.
+  EXPECT_NE(why_not_committed(spec, fresh_with([](nlohmann::json&) {}), committed, "dirty").value_or("").find("dirty"),
+            std::string::npos);
+  EXPECT_EQ(why_not_committed(spec, fresh_with([](nlohmann::json& c) { c["cells"][0]["state"] = "expected_fail"; }), committed,
+                              "clean"),
+            std::nullopt);
+  EXPECT_EQ(why_not_committed(spec, fresh_with([](nlohmann::json& c) { c["cells"][0]["state"] = "unsupported"; }), std::nullopt,
+                              "clean"),
+            std::nullopt);
 }
 
 // A committed card listing a cell twice (passed, then failed) would let a fresh failure of that cell

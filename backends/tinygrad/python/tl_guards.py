@@ -1,8 +1,10 @@
 """Guards around a traced forward: each patch replaces a tinygrad function while the forward runs
 and raises, before doing anything, where the forward asks for what a capture cannot honour (running
 a kernel, writing into an input, drawing random numbers). `install` returns a mark and `uninstall`
-undoes exactly the patches made since it (captures can nest). The patches are Python because they
-replace Python functions."""
+undoes exactly the patches made since it. A capture does not nest: one started inside a traced
+forward (tl.trace called by the forward) is refused as it is asked for, before its own forward runs,
+since it would evaluate its graph, running tinygrad inside the outer capture. The patches are Python
+because they replace Python functions."""
 from __future__ import annotations
 
 import threading
@@ -18,6 +20,7 @@ class TlRefusal(Exception):
     self.code = code
 
 _patches = []
+_capturing = []  # (mark, thread) of each capture whose guards are installed
 
 def _patch(owner, name, make):
   """Replaces owner.name with make(original), keeping the original for uninstall."""
@@ -43,8 +46,13 @@ class _PerThreadMetadata:
     return previous
 
 def install(inputs):
-  mark = len(_patches)  # captures can nest: each undoes only its own patches
+  mark = len(_patches)  # each capture undoes only its own patches
   owner = threading.get_ident()  # the tracing thread: only its calls are the forward's
+  if any(thread == owner for _, thread in _capturing):
+    raise TlRefusal("mid_capture_execution_unsupported",
+                    "tl.trace was called inside a traced forward: a capture evaluates its forward's graph once it "
+                    "returns, which would run tinygrad inside the outer capture; trace the inner function on its own")
+  _capturing.append((mark, owner))
   input_tensors = [t for t in inputs if isinstance(t, Tensor)]
   input_uops = {t.uop for t in input_tensors}
   input_bases = {t.uop.base for t in input_tensors}
@@ -87,6 +95,8 @@ def install(inputs):
   return mark
 
 def uninstall(mark):
+  while _capturing and _capturing[-1][0] >= mark:
+    _capturing.pop()
   while len(_patches) > mark:
     owner, name, original = _patches.pop()
     setattr(owner, name, original)

@@ -24,11 +24,13 @@ def tensor_of(spec):
     array = np.array(spec["values"], dtype=np.float32).reshape(spec["shape"])
     if spec["source"] == "ndarray":
       return Tensor(array).cast(dtype)
-    return Tensor(array.tolist(), dtype=dtypes.float32).cast(dtype).realize()
+    return Tensor(array.tolist(), dtype=dtypes.float32).reshape(array.shape).cast(dtype).realize()
   array = np.array(spec["values"], dtype=spec["dtype"]).reshape(spec["shape"])
   if spec["source"] == "ndarray":
     return Tensor(array)
-  return Tensor(array.tolist(), dtype=dtype)
+  # A nested list cannot say (2, 0, 3): it reads [[], []], (2, 0). The reshape gives the declared
+  # shape back (a view of the same buffer; a no-op where nothing is empty).
+  return Tensor(array.tolist(), dtype=dtype).reshape(array.shape)
 
 def build(row):
   # A path is bytes: a roster file name that is not UTF-8 still names the file in a traceback.
