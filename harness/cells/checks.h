@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "harness/backend/backend_protocol.h"
 #include "harness/cells/cell_result.h"
+#include "harness/judge/protocol.h"
 #include "harness/roster/roster.h"
 
 namespace tl {
