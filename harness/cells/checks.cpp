@@ -23,7 +23,7 @@ std::optional<std::string> output_mismatch(const TensorValues& values, const Pay
   static const DType wide = *dtype_from_name("float64");
   const bool as_float = actual.dtype.is_float();
   const Payload expected = Payload::from_doubles(as_float ? actual.dtype : wide, values.shape, values.values);
-  const Comparison comparison = compare_close(
+  const Comparison comparison = compare_values(
       expected, as_float ? actual : Payload::from_doubles(wide, actual.shape, actual.to_doubles()), Tolerance{0, atol, 0.0});
   if (comparison.equal) return std::nullopt;
   return values.where.str() + ": " + comparison.message + " (output dtype " + actual.dtype.name + ")";
@@ -194,7 +194,9 @@ Check check_derived_grads(Trace& trace, const EagerRun& eager) {
       return {"derived_grads", false, input->label + " has no gradient from the framework's autograd to compare with"};
     }
     if (!input->grad) return {"derived_grads", false, input->label + " has no derived gradient"};
-    const Comparison comparison = compare(twin->second, *input->grad);
+    // Values, not bits: autograd on the twin and the derivation over the saved payloads are two
+    // programs, and a NaN's sign follows the program (README, "What a verdict means").
+    const Comparison comparison = compare_values(twin->second, *input->grad);
     if (!comparison.equal)
       return {"derived_grads", false, input->label + "'s gradient differs from the framework's autograd: " + comparison.message};
     ++exact;

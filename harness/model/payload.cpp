@@ -31,8 +31,9 @@ double half_to_double(std::uint16_t bits) {
   const int exponent = (bits >> 10) & 0x1f;
   const int mantissa = bits & 0x3ff;
   if (exponent == 0) return sign * std::ldexp(mantissa, -24);
-  if (exponent == 31)
-    return mantissa != 0 ? std::numeric_limits<double>::quiet_NaN() : sign * std::numeric_limits<double>::infinity();
+  if (exponent == 31)  // a NaN keeps its sign, as bfloat16's and float32's do widened
+    return mantissa != 0 ? std::copysign(std::numeric_limits<double>::quiet_NaN(), sign)
+                         : sign * std::numeric_limits<double>::infinity();
   return sign * std::ldexp(mantissa + 1024, exponent - 25);
 }
 
@@ -241,7 +242,7 @@ Comparison compare(const Payload& expected, const Payload& actual) {
   return compare_elements(expected, actual, [&](std::int64_t i) { return same_bits(expected, actual, i); });
 }
 
-Comparison compare_close(const Payload& expected, const Payload& actual, const Tolerance& tolerance) {
+Comparison compare_values(const Payload& expected, const Payload& actual, const Tolerance& tolerance) {
   return compare_elements(expected, actual, [&](std::int64_t i) {
     if (!expected.dtype.is_float()) return same_bits(expected, actual, i);
     const double want = expected.element(i);

@@ -29,7 +29,7 @@ struct Payload {
   static Payload from_doubles(const DType& dtype, std::vector<std::int64_t> shape, const std::vector<double>& values);
 };
 
-// How close two float payloads must be for compare_close: slack for values written by hand.
+// How close two floats must be for compare_values: slack for values written by hand.
 struct Tolerance {
   // Units in the last place allowed between two floats.
   std::int64_t max_ulps = 0;
@@ -47,16 +47,18 @@ struct Comparison {
   std::int64_t first_mismatch = -1;
 };
 
-// Exact: the same dtype, shape and elements, each as its dtype holds it. Integers compare as
-// integers of their width (an int64 near 2^63 to its last bit), bools as truth values, floats bit
-// for bit: a zero's sign and a NaN's sign and payload included. What every check of a framework's
-// values against another route to them uses.
+// Bits: the same dtype, shape and elements, each as its dtype holds it. Integers compare as integers
+// of their width (an int64 near 2^63 to its last bit), bools as truth values, floats bit for bit: a
+// zero's sign and a NaN's sign and payload included. What a check of two values one program of the
+// framework computed uses (replay, the value alone, outputs against eager, the model afterwards).
 Comparison compare(const Payload& expected, const Payload& actual);
 
-// For values written by hand (a roster's decimal literals): floats equal within `tolerance` (none:
-// equal values, a zero's sign included), and any NaN equals any NaN, since a literal has no NaN
-// payload. Integers and bools compare exactly, as in compare.
-Comparison compare_close(const Payload& expected, const Payload& actual, const Tolerance& tolerance);
+// Values: floats equal within `tolerance` (none: the same value, a zero's sign included, so the same
+// bits but for a NaN's), and any NaN equal to any NaN. For values written by hand (a roster's
+// decimal literals carry no NaN payload), and for values two different programs computed (a NaN's
+// sign follows the program that made it: README, "What a verdict means"). Integers and bools
+// compare exactly, as in compare.
+Comparison compare_values(const Payload& expected, const Payload& actual, const Tolerance& tolerance = {});
 
 std::string shape_string(const std::vector<std::int64_t>& shape);
 

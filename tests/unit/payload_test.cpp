@@ -34,7 +34,7 @@ TEST(Payload, IntegersCompareExactly) {
   const Payload a = Payload::from_doubles(dtype("int32"), {3}, {1, 2, 3});
   const Payload b = Payload::from_doubles(dtype("int32"), {3}, {1, 2, 4});
   EXPECT_TRUE(compare(a, a).equal);
-  const Comparison result = compare_close(a, b, Tolerance{1000, 10.0, 1.0});
+  const Comparison result = compare_values(a, b, Tolerance{1000, 10.0, 1.0});
   EXPECT_FALSE(result.equal);
   EXPECT_EQ(result.first_mismatch, 2);
   EXPECT_NE(result.message.find("element 2"), std::string::npos);
@@ -45,10 +45,10 @@ TEST(Payload, FloatsCompareWithinUlps) {
   const float next = std::nextafter(one, 2.0f);
   const Payload a = Payload::from_doubles(dtype("float32"), {1}, {one});
   const Payload b = Payload::from_doubles(dtype("float32"), {1}, {next});
-  EXPECT_TRUE(compare_close(a, b, Tolerance{1, 0.0, 0.0}).equal);
+  EXPECT_TRUE(compare_values(a, b, Tolerance{1, 0.0, 0.0}).equal);
   const Payload far = Payload::from_doubles(dtype("float32"), {1}, {1.001});
-  EXPECT_FALSE(compare_close(a, far, Tolerance{8, 0.0, 0.0}).equal);
-  EXPECT_TRUE(compare_close(a, far, Tolerance{0, 0.01, 0.0}).equal);
+  EXPECT_FALSE(compare_values(a, far, Tolerance{8, 0.0, 0.0}).equal);
+  EXPECT_TRUE(compare_values(a, far, Tolerance{0, 0.01, 0.0}).equal);
 }
 
 TEST(Payload, NanEqualsNanOnlyInTheSamePlace) {
@@ -68,7 +68,7 @@ TEST(Payload, AnExactComparisonTellsNegativeZeroFromZero) {
     const Comparison exact = compare(negative, zero);
     EXPECT_FALSE(exact.equal) << name;
     EXPECT_EQ(exact.first_mismatch, 0) << name;
-    EXPECT_TRUE(compare_close(negative, zero, Tolerance{0, 1e-6, 0.0}).equal) << name;
+    EXPECT_TRUE(compare_values(negative, zero, Tolerance{0, 1e-6, 0.0}).equal) << name;
   }
 }
 
@@ -92,7 +92,7 @@ TEST(Payload, Int64NearTwoToTheSixtyThreeComparesToItsLastBit) {
     EXPECT_EQ(exact.first_mismatch, 1) << near;
     EXPECT_NE(exact.message.find(std::to_string(near)), std::string::npos) << exact.message;
     EXPECT_NE(exact.message.find(std::to_string(near ^ 1)), std::string::npos) << exact.message;
-    EXPECT_FALSE(compare_close(a, b, Tolerance{1000, 10.0, 1.0}).equal) << near;
+    EXPECT_FALSE(compare_values(a, b, Tolerance{1000, 10.0, 1.0}).equal) << near;
     EXPECT_TRUE(compare(a, a).equal);
   }
 }
@@ -105,7 +105,7 @@ TEST(Payload, Uint64NearTwoToTheSixtyFourComparesToItsLastBit) {
     const Comparison exact = compare(a, b);
     EXPECT_FALSE(exact.equal) << near;
     EXPECT_EQ(exact.message, "element 0 is " + std::to_string(near ^ 1) + ", expected " + std::to_string(near));
-    EXPECT_FALSE(compare_close(a, b, Tolerance{1000, 10.0, 1.0}).equal) << near;
+    EXPECT_FALSE(compare_values(a, b, Tolerance{1000, 10.0, 1.0}).equal) << near;
   }
 }
 
@@ -119,7 +119,7 @@ TEST(Payload, IntegersAndBoolsCompareAsTheirDtypeHoldsThem) {
 
 // A NaN's sign and payload are bits like any other: an exact comparison tells them apart in every
 // float dtype (where the framework makes them deterministically: README, "What a verdict means").
-// Values written by hand carry no NaN payload: compare_close takes any NaN for any NaN.
+// compare_values (values written by hand, values two programs computed) takes any NaN for any NaN.
 TEST(Payload, NanPayloadBitsCompareExactly) {
   const std::map<std::string, std::vector<std::uint64_t>> nans{
       {"float64", {0x7ff8000000000000, 0xfff8000000000000, 0x7ff8000000000001}},
@@ -140,12 +140,12 @@ TEST(Payload, NanPayloadBitsCompareExactly) {
         const Comparison exact = compare(a, b);
         EXPECT_FALSE(exact.equal) << name << ": " << patterns[i] << " vs " << patterns[j];
         EXPECT_NE(exact.message.find("nan (bits 0x"), std::string::npos) << exact.message;
-        EXPECT_TRUE(compare_close(a, b, Tolerance{}).equal) << name;
+        EXPECT_TRUE(compare_values(a, b, Tolerance{}).equal) << name;
       }
     }
   }
   // A NaN is never a number, close or not.
-  EXPECT_FALSE(compare_close(of_bits("float32", {0x7fc00000}), of_bits("float32", {0}), Tolerance{0, 1e30, 0.0}).equal);
+  EXPECT_FALSE(compare_values(of_bits("float32", {0x7fc00000}), of_bits("float32", {0}), Tolerance{0, 1e30, 0.0}).equal);
 }
 
 TEST(Payload, ElementTextIsExact) {

@@ -2,6 +2,7 @@
 // wrong ground truth each fail, naming the op; an unchanged perturbation is unverified with its reason, never silently passed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 #include <set>
 
@@ -274,6 +275,29 @@ y = Tensor(rng.uniform(-2, 2, (64, 64)).astype(np.float32))
   const ValidationStatus changed = validate(trace, own_outputs(trace));
   EXPECT_EQ(changed.state, ValidationState::Failed);
   EXPECT_NE(changed.message.find(trace.ops[expand].label), std::string::npos) << changed.message;
+}
+
+// 64-bit integers replay as integers of their width: near 2^63 (where a double steps by 1,024) an
+// intermediate one off in its last bit fails its replay, for int64 and uint64 alike.
+TEST(Validation, ASixtyFourBitIntegerOneLowBitOffFailsItsReplay) {
+  py::dict scope = python_scope(R"PY(
+from tinygrad import Tensor, dtypes
+signed = Tensor([2**62 + 7, -(2**63) + 9, 5], dtype=dtypes.int64)
+unsigned = Tensor([2**63 + 7, 2**64 - 9, 5], dtype=dtypes.uint64)
+)PY");
+  for (const char* input : {"signed", "unsigned"}) {
+    Trace trace = tl::tinygrad::trace(py::eval("lambda x: (x + 3) * 1 + 2", scope), py::make_tuple(scope[input]));
+    ASSERT_EQ(validate(trace, own_outputs(trace)).state, ValidationState::Passed) << input;
+    Op& intermediate = trace.ops[first_op_named(trace, "ADD")];  // x + 3
+    Payload& payload = *intermediate.out;
+    const double widened = payload.element(0);
+    payload.bytes[0] ^= 0x01;  // element 0's last bit
+    ASSERT_EQ(payload.element(0), widened) << input << ": widened to double, the change is invisible";
+    const ValidationStatus status = validate(trace, own_outputs(trace));
+    EXPECT_EQ(status.state, ValidationState::Failed) << input;
+    EXPECT_NE(status.message.find("op " + intermediate.label), std::string::npos) << status.message;
+    EXPECT_NE(status.message.find("failed replay"), std::string::npos) << status.message;
+  }
 }
 
 // A sum over an empty slice is a zero whatever the slice would hold: perturbing the empty parent
