@@ -1,6 +1,7 @@
 #include "harness/judge/replay_rounds.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
 
 #include "harness/judge/perturbation.h"
@@ -65,6 +66,17 @@ void observe(PlannedEdge& edge, const ReplayResult& plain, const ReplayResult& t
     edge.changed = edge.changed || !compare(*plain.value, *tried.value).equal;
 }
 
+// The engine's results of `jobs`, or why there are none: its own failure, or a count that is not the
+// jobs'.
+ReplayRun evaluate(const LiveGraph& live, const Trace& trace, const std::vector<ReplayJob>& jobs) {
+  ReplayRun run = live.replay(trace, jobs);
+  if (run.failure.empty() && run.results.size() != jobs.size()) {
+    run.failure = "the engine returned " + std::to_string(run.results.size()) + " replay results for " +
+                  std::to_string(jobs.size()) + " jobs";
+  }
+  return run;
+}
+
 // Whether a plain replay's value is the op's saved payload.
 bool replays(const Op& op, const ReplayResult& result) { return result.value && compare(*op.out, *result.value).equal; }
 
@@ -73,7 +85,7 @@ bool replays(const Op& op, const ReplayResult& result) { return result.value && 
 ReplayRounds run_replay_rounds(const Trace& trace, const LiveGraph& live, const std::vector<CapturedNode>& graph) {
   ReplayRounds rounds;
   FirstRound first = plan_first_round(trace, graph);
-  ReplayRun run = live.replay(trace, first.jobs);
+  ReplayRun run = evaluate(live, trace, first.jobs);
   if (!run.failure.empty()) {
     rounds.failure = run.failure;
     return rounds;
@@ -82,13 +94,13 @@ ReplayRounds run_replay_rounds(const Trace& trace, const LiveGraph& live, const 
   std::vector<ReplayJob> second;
   // Where one op whose payload is eager's differs, every such op is rebuilt as eager computed it,
   // all in one schedule.
-  std::vector<std::pair<std::size_t, std::size_t>> eager_jobs;  // (round 1's plain job, job)
+  std::vector<std::pair<std::size_t, std::size_t>> eager_jobs;  // (its place in first.plain, job)
   const bool any_differs = std::any_of(first.plain.begin(), first.plain.end(), [&](const auto& plain) {
     return graph[plain.first].from_eager && !replays(trace.ops[plain.first], results[plain.second]);
   });
-  for (const auto& [index, job] : first.plain) {
-    if (any_differs && graph[index].from_eager)
-      eager_jobs.emplace_back(job, add(second, {.op = index, .kind = ReplayKind::AsEager}));
+  for (std::size_t k = 0; any_differs && k < first.plain.size(); ++k) {
+    const std::size_t index = first.plain[k].first;
+    if (graph[index].from_eager) eager_jobs.emplace_back(k, add(second, {.op = index, .kind = ReplayKind::AsEager}));
   }
   std::vector<std::pair<std::size_t, std::size_t>> later_jobs;  // (edge, job)
   for (std::size_t e = 0; e < first.edges.size(); ++e) {
@@ -100,7 +112,7 @@ ReplayRounds run_replay_rounds(const Trace& trace, const LiveGraph& live, const 
   }
   std::vector<ReplayResult> later;
   if (!second.empty()) {
-    ReplayRun again = live.replay(trace, second);
+    ReplayRun again = evaluate(live, trace, second);
     if (!again.failure.empty()) {
       rounds.failure = again.failure;
       return rounds;
@@ -108,9 +120,8 @@ ReplayRounds run_replay_rounds(const Trace& trace, const LiveGraph& live, const 
     later = std::move(again.results);
   }
   for (const auto& [index, job] : first.plain) rounds.replays.push_back({index, results[job]});
-  for (const auto& [plain, job] : eager_jobs) {  // an op that replayed over its parents keeps that verdict
-    OpReplay& replay = *std::find_if(rounds.replays.begin(), rounds.replays.end(),
-                                     [&](const OpReplay& r) { return r.op == first.jobs[plain].op; });
+  for (const auto& [k, job] : eager_jobs) {  // an op that replayed over its parents keeps that verdict
+    OpReplay& replay = rounds.replays[k];
     if (!replays(trace.ops[replay.op], replay.result)) replay = {replay.op, std::move(later[job]), true};
   }
   for (const auto& [e, job] : later_jobs) observe(first.edges[e], results[first.edges[e].local_plain], later[job]);
