@@ -16,6 +16,7 @@
 #include "backends/tinygrad/runtime.h"
 #include "harness/backend/backend_registry.h"
 #include "harness/backend/python_runtime.h"
+#include "harness/judge/replay_validation.h"
 
 namespace py = pybind11;
 
@@ -198,9 +199,9 @@ const std::map<std::string, Body>& bodies() {
          const tl::Trace trace = tl::tinygrad::trace(m.forward, py::make_tuple(m.x));
          std::vector<tl::Payload> outputs;
          for (const tl::Op* op : trace.output_ops()) outputs.push_back(*op->out);
-         if (!trace.validate_forward_pass(outputs)) state.SkipWithError("validation did not pass");
+         if (!validate_forward_pass(trace, outputs)) state.SkipWithError("validation did not pass");
          for (auto _ : state) {
-           if (!trace.validate_forward_pass(outputs)) state.SkipWithError("validation did not pass");
+           if (!validate_forward_pass(trace, outputs)) state.SkipWithError("validation did not pass");
          }
          state.counters["ops"] = static_cast<double>(trace.size());
        }},

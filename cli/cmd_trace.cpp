@@ -6,8 +6,8 @@
 
 #include "cli/commands.h"
 #include "cli/run_options.h"
-#include "harness/backend/backend_protocol.h"
 #include "harness/io/text_escape.h"
+#include "harness/judge/protocol.h"
 #include "harness/model/tlspec.h"
 #include "harness/model/trace_json.h"
 #include "harness/model/trace_options.h"
@@ -39,7 +39,7 @@ struct TracedRow {
 // `tlconform validate` does. Validation is asked for, not implied by --graph: it runs the row a
 // second time and replays every op (tens of seconds on a deep row), and it decides the exit code.
 TracedRow trace_row_of(const Args& args, const RosterRow& row) {
-  const auto protocol = backend_of(args).protocol();
+  const auto protocol = protocol_of(backend_of(args));
   if (!args.has("validate")) return {protocol->trace_row(row), std::nullopt};
   RowCapture capture = protocol->capture_row(row);
   const EagerRun eager = protocol->eager_row(row);

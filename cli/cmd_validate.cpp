@@ -2,6 +2,7 @@
 // the status with every per-op decision, in the --format asked for.
 #include "cli/commands.h"
 #include "cli/run_options.h"
+#include "harness/judge/protocol.h"
 
 namespace tl::cli {
 
@@ -9,7 +10,7 @@ int validate_command(const Args& args) {
   const std::vector<Roster> rosters = load_rosters(args);
   const RosterRow& row = find_row(rosters, args.required("row"));
   const std::unique_ptr<Reporter> reporter = document_reporter_of(args);
-  const auto protocol = backend_of(args).protocol();
+  const auto protocol = protocol_of(backend_of(args));
   const RowCapture capture = protocol->capture_row(row);
   const EagerRun eager = protocol->eager_row(row);
   const ValidationStatus status = protocol->validate(capture.trace, eager.outputs);

@@ -1,5 +1,6 @@
 // What a live trace keeps of its capture (one UOp per op, in op order, and the capture's plan and
-// eager map: tl_evaluation.Live), and the replay and gradient work they allow. Released only while
+// eager map: tl_evaluation.Live), and the replay, value-alone and gradient work they allow (the
+// primitives harness/model/live_graph.h names; the judge decides with them). Released only while
 // the interpreter still runs.
 #pragma once
 
@@ -7,6 +8,7 @@
 
 #include <vector>
 
+#include "harness/model/live_graph.h"
 #include "harness/model/trace.h"
 
 namespace tl::tinygrad {
@@ -28,7 +30,9 @@ class TinygradLiveGraph : public LiveGraph {
   const pybind11::object& live() const { return live_; }
 
   // replay.cpp
-  ValidationStatus validate(const Trace& trace, const std::vector<Payload>& outputs) const override;
+  std::vector<CapturedNode> captured_graph(const Trace& trace) const override;
+  ReplayRun replay(const Trace& trace, const std::vector<ReplayJob>& jobs) const override;
+  std::optional<std::string> unchanged_reason(const Trace& trace, const Op& op, const Op& parent) const override;
   // derived_grads.cpp
   void derive_grads(Trace& trace, const GradOptions& options) const override;
   std::vector<double> losses(const Trace& trace, const GradOptions& options,

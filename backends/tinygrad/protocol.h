@@ -1,5 +1,5 @@
-// backend="tinygrad": the tinygrad implementation of BackendProtocol, registered under its name
-// with its spec (the requirement table of its page).
+// backend="tinygrad": the tinygrad backend's spec (the requirement table of its page, what it adds
+// to the shared vocabularies, its runtime policy and its engine), registered under its name.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -16,7 +16,7 @@ inline constexpr const char* kName = "tinygrad";
 // The refusal code this backend adds to the shared registry.
 inline constexpr RefusalCode kTinygradInputRequired{"tinygrad_input_required"};
 
-// The registered spec; .protocol() makes a TinygradProtocol.
+// The registered spec; .engine() makes its engine (engine.h).
 const BackendSpec& backend_spec();
 
 // tl::trace with backend="tinygrad".

@@ -67,7 +67,7 @@ Trace load_trace(const std::string& directory) {
 
 Trace trace(const pybind11::object& fn, const pybind11::tuple& args, const TraceOptions& options) {
   // An unknown name refuses before anything runs.
-  return backends::spec(options.backend).protocol()->trace(fn, args, options);
+  return backends::spec(options.backend).engine()->capture(fn, args, options);
 }
 
 Trace trace_as(std::string_view backend, const pybind11::object& fn, const pybind11::tuple& args, TraceOptions options) {

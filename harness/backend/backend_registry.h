@@ -34,7 +34,7 @@ Trace load_trace(const std::string& directory);
 // Traces fn(*args) with the backend options.backend names.
 Trace trace(const pybind11::object& fn, const pybind11::tuple& args, const TraceOptions& options = {});
 // The same, as `backend` unless the options name another one (a roster row may ask for a backend
-// that must be refused): how a protocol traces a row.
+// that must be refused): how the judge traces a row (harness/judge/row_runs.h).
 Trace trace_as(std::string_view backend, const pybind11::object& fn, const pybind11::tuple& args, TraceOptions options);
 
 }  // namespace tl

@@ -1,6 +1,6 @@
 // What a backend declares about itself: the requirement table of its page, what it adds to the
 // shared vocabularies (refusal codes, layer types, manifest names), how it prepares and probes its
-// framework, and how to make its protocol. A backend fills one of these and registers it
+// framework, and how to make its engine. A backend fills one of these and registers it
 // (backend_registry.h); the harness learns everything about the backend from here.
 #pragma once
 
@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/backend/backend_protocol.h"
 #include "harness/backend/capabilities.h"
 #include "harness/backend/doctor_row.h"
+#include "harness/backend/engine.h"
 #include "harness/model/refusal.h"
 
 namespace tl {
@@ -52,9 +52,9 @@ struct BackendSpec {
   std::function<void()> prepare_attached;
   // Imports and inspects the framework; never throws for what it finds (a problem is a row).
   std::function<FrameworkProbe()> probe;
-  std::function<std::unique_ptr<BackendProtocol>()> make_protocol;
+  std::function<std::unique_ptr<Engine>()> make_engine;
 
-  std::unique_ptr<BackendProtocol> protocol() const { return make_protocol(); }
+  std::unique_ptr<Engine> engine() const { return make_engine(); }
   // Whether a declared feature is on in this run (an undeclared one never is), and how to turn it on.
   bool feature_enabled(std::string_view feature) const;
   std::string feature_hint(std::string_view feature) const;

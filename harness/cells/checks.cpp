@@ -9,6 +9,7 @@
 
 #include "harness/cells/finite_differences.h"
 #include "harness/model/errors.h"
+#include "harness/model/live_graph.h"
 #include "harness/model/refusal.h"
 #include "harness/model/trace_compare.h"
 
@@ -22,7 +23,7 @@ std::optional<std::string> output_mismatch(const TensorValues& values, const Pay
   static const DType wide = *dtype_from_name("float64");
   const bool as_float = actual.dtype.is_float();
   const Payload expected = Payload::from_doubles(as_float ? actual.dtype : wide, values.shape, values.values);
-  const Comparison comparison = compare(
+  const Comparison comparison = compare_values(
       expected, as_float ? actual : Payload::from_doubles(wide, actual.shape, actual.to_doubles()), Tolerance{0, atol, 0.0});
   if (comparison.equal) return std::nullopt;
   return values.where.str() + ": " + comparison.message + " (output dtype " + actual.dtype.name + ")";
@@ -189,17 +190,19 @@ Check check_derived_grads(Trace& trace, const EagerRun& eager) {
     const auto position = argument_position(*input);
     const auto twin = position ? eager.input_grads.find(*position) : eager.input_grads.end();
     if (twin == eager.input_grads.end()) {
-      if (!eager.input_grads_error.empty()) continue;  // tinygrad's autograd cannot be asked: finite differences only
-      return {"derived_grads", false, input->label + " has no gradient from tinygrad's autograd to compare with"};
+      if (!eager.input_grads_error.empty()) continue;  // the framework's autograd cannot be asked: finite differences only
+      return {"derived_grads", false, input->label + " has no gradient from the framework's autograd to compare with"};
     }
     if (!input->grad) return {"derived_grads", false, input->label + " has no derived gradient"};
-    const Comparison comparison = compare(twin->second, *input->grad);
+    // Values, not bits: autograd on the twin and the derivation over the saved payloads are two
+    // programs, and a NaN's sign follows the program (README, "What a verdict means").
+    const Comparison comparison = compare_values(twin->second, *input->grad);
     if (!comparison.equal)
-      return {"derived_grads", false, input->label + "'s gradient differs from tinygrad's autograd: " + comparison.message};
+      return {"derived_grads", false, input->label + "'s gradient differs from the framework's autograd: " + comparison.message};
     ++exact;
   }
   const GradientCheck check = check_grads_against_finite_differences(trace, options, /*intermediates_only=*/exact != 0);
-  const std::string autograd = std::to_string(exact) + " input gradient(s) equal tinygrad's autograd";
+  const std::string autograd = std::to_string(exact) + " input gradient(s) equal the framework's autograd";
   return {"derived_grads", check.passed, autograd + (check.detail.empty() ? "" : "; finite differences: " + check.detail)};
 }
 

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "harness/backend/backend_protocol.h"
 #include "harness/cells/cell_result.h"
+#include "harness/judge/protocol.h"
 #include "harness/roster/roster.h"
 
 namespace tl {
@@ -15,7 +15,7 @@ namespace tl {
 Check check_structure(const Trace& trace);
 // The capture evaluated the graph once, and ran the kernels the trace says it ran.
 Check check_one_evaluation(const RowCapture& capture);
-// The output payloads are the eager twin's outputs, bit for bit (NaN equal to NaN).
+// The output payloads are the eager twin's outputs, bit for bit (a NaN's bits included).
 Check check_outputs_equal_eager(const Trace& trace, const EagerRun& eager);
 // The captured objects called again after the capture give what the eager twin's second call gives,
 // bit for bit: the capture left every tensor the forward reads as one eager forward leaves it.
@@ -32,8 +32,9 @@ Check check_constant_kinds(const RosterRow& row, const Trace& trace);
 Check check_replay_validation(BackendProtocol& backend, const RosterRow& row, const Trace& trace, const EagerRun& eager);
 bool has_float_output(const Trace& trace);
 // Derives intermediate grads into `trace`: each float input's equals the framework's own autograd on
-// the eager twin bit for bit; intermediates (which autograd on a twin cannot be asked about) agree
-// with central finite differences.
+// the eager twin bit for bit but for a NaN's sign and payload (compare_values: two programs);
+// intermediates (which autograd on a twin cannot be asked about) agree with central finite
+// differences.
 Check check_derived_grads(Trace& trace, const EagerRun& eager);
 // Saves and loads a .tlspec bundle (in the temporary directory) and compares it with `trace`.
 Check check_tlspec_round_trip(const Trace& trace, const std::string& id);

@@ -1,6 +1,7 @@
 #include "harness/cells/conformance.h"
 
 #include "harness/cells/families.h"
+#include "harness/judge/protocol.h"
 #include "harness/model/version_range.h"
 
 namespace tl {
@@ -44,7 +45,7 @@ CellResult run_cell(const BackendSpec& backend, const RosterRow& row) {
     result.message = unmet->message;
     return result;
   }
-  const auto protocol = backend.protocol();
+  const auto protocol = protocol_of(backend);
   CellResult result = family_cells().at(row.family).run(*protocol, row);
   apply_xfail(row, result);
   return result;

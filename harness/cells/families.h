@@ -7,9 +7,9 @@
 #include <map>
 #include <string>
 
-#include "harness/backend/backend_protocol.h"
 #include "harness/backend/backend_spec.h"
 #include "harness/cells/cell_result.h"
+#include "harness/judge/protocol.h"
 #include "harness/roster/roster.h"
 
 namespace tl {

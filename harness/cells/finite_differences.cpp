@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "harness/model/live_graph.h"
+
 namespace tl {
 namespace {
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -30,8 +31,9 @@ double half_to_double(std::uint16_t bits) {
   const int exponent = (bits >> 10) & 0x1f;
   const int mantissa = bits & 0x3ff;
   if (exponent == 0) return sign * std::ldexp(mantissa, -24);
-  if (exponent == 31)
-    return mantissa != 0 ? std::numeric_limits<double>::quiet_NaN() : sign * std::numeric_limits<double>::infinity();
+  if (exponent == 31)  // a NaN keeps its sign, as bfloat16's and float32's do widened
+    return mantissa != 0 ? std::copysign(std::numeric_limits<double>::quiet_NaN(), sign)
+                         : sign * std::numeric_limits<double>::infinity();
   return sign * std::ldexp(mantissa + 1024, exponent - 25);
 }
 
@@ -166,13 +168,46 @@ Payload Payload::from_doubles(const DType& dtype, std::vector<std::int64_t> shap
   return payload;
 }
 
-Comparison compare(const Payload& expected, const Payload& actual, const Tolerance& tolerance) {
-  Comparison result;
-  auto fail = [&](std::string why) {
-    result.equal = false;
-    result.message = std::move(why);
-    return result;
-  };
+std::uint64_t Payload::bits(std::int64_t i) const {
+  const std::size_t size = dtype.itemsize;
+  const std::uint8_t* at = bytes.data() + static_cast<std::size_t>(i) * size;
+  std::uint64_t value = 0;
+  for (std::size_t k = 0; k < size; ++k) value |= std::uint64_t{at[k]} << (8 * k);
+  return value;
+}
+
+void Payload::set_bits(std::int64_t i, std::uint64_t value) {
+  const std::size_t size = dtype.itemsize;
+  std::uint8_t* at = bytes.data() + static_cast<std::size_t>(i) * size;
+  for (std::size_t k = 0; k < size; ++k) at[k] = static_cast<std::uint8_t>(value >> (8 * k));
+}
+
+std::string Payload::element_text(std::int64_t i) const {
+  const std::uint64_t raw = bits(i);
+  const unsigned unused = 64 - 8 * static_cast<unsigned>(dtype.itemsize);
+  switch (dtype.kind) {
+    case DTypeKind::Bool:
+      return raw != 0 ? "true" : "false";
+    case DTypeKind::SignedInt:  // sign-extended from the element's width
+      return std::to_string(static_cast<std::int64_t>(raw << unused) >> unused);
+    case DTypeKind::UnsignedInt:
+      return std::to_string(raw);
+    case DTypeKind::Float:
+      break;
+  }
+  std::ostringstream text;
+  text.precision(dtype.itemsize > 4 ? 17 : 9);
+  const double value = element(i);
+  text << value;
+  if (std::isnan(value)) text << " (bits 0x" << std::hex << raw << ")";
+  return text.str();
+}
+
+namespace {
+
+// Dtype, shape and size: what both comparisons require before looking at elements.
+std::optional<Comparison> layout_mismatch(const Payload& expected, const Payload& actual) {
+  auto fail = [](std::string why) { return Comparison{false, std::move(why), -1}; };
   if (expected.dtype != actual.dtype) return fail("dtype " + actual.dtype.name + " != expected " + expected.dtype.name);
   if (expected.shape != actual.shape) {
     return fail("shape " + shape_string(actual.shape) + " != expected " + shape_string(expected.shape));
@@ -180,30 +215,47 @@ Comparison compare(const Payload& expected, const Payload& actual, const Toleran
   if (expected.bytes.size() != actual.bytes.size()) {
     return fail(std::to_string(actual.bytes.size()) + " bytes != expected " + std::to_string(expected.bytes.size()));
   }
-  const bool is_float = expected.dtype.is_float();
+  return std::nullopt;
+}
+
+// Compares element by element with `same(i)`, naming the first element that differs.
+template <class Same>
+Comparison compare_elements(const Payload& expected, const Payload& actual, Same&& same) {
+  if (auto mismatch = layout_mismatch(expected, actual)) return *mismatch;
   for (std::int64_t i = 0; i < expected.numel(); ++i) {
+    if (same(i)) continue;
+    return {false, "element " + std::to_string(i) + " is " + actual.element_text(i) + ", expected " + expected.element_text(i),
+            i};
+  }
+  return {};
+}
+
+// A bool's bytes hold a truth value: any nonzero byte is true.
+bool same_bits(const Payload& expected, const Payload& actual, std::int64_t i) {
+  if (expected.dtype.kind == DTypeKind::Bool) return (expected.bits(i) != 0) == (actual.bits(i) != 0);
+  return expected.bits(i) == actual.bits(i);
+}
+
+}  // namespace
+
+Comparison compare(const Payload& expected, const Payload& actual) {
+  return compare_elements(expected, actual, [&](std::int64_t i) { return same_bits(expected, actual, i); });
+}
+
+Comparison compare_values(const Payload& expected, const Payload& actual, const Tolerance& tolerance) {
+  return compare_elements(expected, actual, [&](std::int64_t i) {
+    if (!expected.dtype.is_float()) return same_bits(expected, actual, i);
     const double want = expected.element(i);
     const double got = actual.element(i);
-    if (std::isnan(want) && std::isnan(got)) continue;
+    if (std::isnan(want) || std::isnan(got)) return std::isnan(want) && std::isnan(got);
+    if (want == got && std::signbit(want) == std::signbit(got)) return true;
+    // Slack only when asked for: with none, -0.0 and 0.0 differ.
     const double diff = std::fabs(want - got);
-    if (!std::isnan(diff)) result.max_abs_diff = std::max(result.max_abs_diff, diff);
-    bool close = want == got && std::signbit(want) == std::signbit(got);
-    // Slack is for a tolerant comparison only: an exact one (no slack) tells -0.0 from 0.0.
-    if (!close && is_float && std::isfinite(diff) && tolerance.allows_slack()) {
-      const double magnitude = std::max(std::fabs(want), std::fabs(got));
-      close = diff <= tolerance.abs || diff <= tolerance.rel * magnitude ||
-              diff <= static_cast<double>(tolerance.max_ulps) * ulp(expected.dtype, magnitude);
-    }
-    if (!close && result.first_mismatch < 0) {
-      result.first_mismatch = i;
-      std::ostringstream why;
-      why.precision(expected.dtype.itemsize > 4 ? 17 : 9);
-      why << "element " << i << " is " << got << ", expected " << want;
-      result.equal = false;
-      result.message = why.str();
-    }
-  }
-  return result;
+    if (!tolerance.allows_slack() || !std::isfinite(diff)) return false;
+    const double magnitude = std::max(std::fabs(want), std::fabs(got));
+    return diff <= tolerance.abs || diff <= tolerance.rel * magnitude ||
+           diff <= static_cast<double>(tolerance.max_ulps) * ulp(expected.dtype, magnitude);
+  });
 }
 
 std::string shape_string(const std::vector<std::int64_t>& shape) {

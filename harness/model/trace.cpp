@@ -1,6 +1,7 @@
 #include "harness/model/trace.h"
 
 #include "harness/io/name_table.h"
+#include "harness/model/live_graph.h"
 #include "harness/model/refusal.h"
 
 namespace tl {
@@ -46,18 +47,12 @@ std::string audit_only_reason(const Trace& trace) {
 
 }  // namespace
 
-ValidationStatus Trace::validate(const std::vector<Payload>& outputs) const {
-  if (!live)
-    throw BackendUnsupportedError(RefusalCode::LivePayloadsRequired, backend,
-                                  "replay needs live payloads; " + audit_only_reason(*this));
-  return live->validate(*this, outputs);
+void Trace::require_live_payloads(const std::string& needs) const {
+  if (!live) throw BackendUnsupportedError(RefusalCode::LivePayloadsRequired, backend, needs + "; " + audit_only_reason(*this));
 }
 
 void Trace::derive_grads(const GradOptions& grad_options) {
-  if (!live) {
-    throw BackendUnsupportedError(RefusalCode::LivePayloadsRequired, backend,
-                                  "derived gradients need live payloads; " + audit_only_reason(*this));
-  }
+  require_live_payloads("derived gradients need live payloads");
   if (!grad_options.intermediate_grads) throw std::invalid_argument("derive_grads needs GradOptions{.intermediate_grads = true}");
   live->derive_grads(*this, grad_options);
 }

@@ -13,7 +13,6 @@
 #include "harness/model/dtype.h"
 #include "harness/model/payload.h"
 #include "harness/model/trace_options.h"
-#include "harness/model/validation.h"
 
 namespace tl {
 
@@ -32,7 +31,7 @@ struct ParentRef {
 struct Op {
   std::size_t index = 0;
   std::string label{};         // stable and readable, e.g. "matmul.reduce:0"
-  std::string framework_op{};  // the tinygrad UOp op name, e.g. "REDUCE"
+  std::string framework_op{};  // the framework's own name for the op, e.g. a UOp's "REDUCE"
   OpKind kind = OpKind::Compute;
   // For constants: "closure" (a tensor that existed before the forward) or "literal" (made inside it).
   std::optional<std::string> constant_kind{};
@@ -41,29 +40,12 @@ struct Op {
   std::vector<ParentRef> parents{};
   std::optional<Payload> out{};   // the value; absent only in a bundle saved without payloads
   std::optional<Payload> grad{};  // d loss / d this op, where derived
-  std::string module{};           // provenance: the framework method that made the op (tinygrad metadata)
+  std::string module{};           // provenance: the framework method that made the op (its metadata)
   std::string call_site{};        // provenance: file:line where known
 };
 
-class Trace;
-
-// Framework objects a live trace keeps, and what only they can do: replay and derive gradients.
-class LiveGraph {
- public:
-  virtual ~LiveGraph() = default;
-  virtual ValidationStatus validate(const Trace& trace, const std::vector<Payload>& outputs) const = 0;
-  virtual void derive_grads(Trace& trace, const GradOptions& options) const = 0;
-  // The loss re-evaluated from the saved payloads, once per replacement set (op index -> value to
-  // use instead of that op's payload), all in one evaluation: what finite differences need.
-  virtual std::vector<double> losses(const Trace& trace, const GradOptions& options,
-                                     const std::vector<std::map<std::size_t, Payload>>& replacements) const = 0;
-  // Each listed op's value as the framework gives that op realized on its own, afresh over the
-  // trace's leaves: what the capture's payloads are checked against (one evaluation per op).
-  virtual std::vector<Payload> alone_values(const Trace& trace, const std::vector<std::size_t>& ops) const = 0;
-  // The ops whose payloads the capture assembled from other ops' saved values (a chain cut into
-  // steps) rather than computing each as the framework computes it alone: what alone_values checks.
-  virtual std::vector<std::size_t> chained_ops(const Trace& trace) const = 0;
-};
+// What a live trace keeps of its framework, and the primitives only it can run (live_graph.h).
+class LiveGraph;
 
 // How the capture's payloads were produced; the realize-once proof reads these.
 struct CaptureStats {
@@ -73,7 +55,7 @@ struct CaptureStats {
 
 class Trace {
  public:
-  std::string backend;            // "tinygrad"
+  std::string backend;            // the backend that captured it
   std::string framework_version;  // e.g. "0.13.0"
   std::string device;             // e.g. "PYTHON"
   std::vector<Op> ops;            // in topological order: parents before children
@@ -90,11 +72,9 @@ class Trace {
   // Payloads are live when they came from this process's capture on a replayable device.
   bool has_live_payloads() const { return live != nullptr; }
 
-  // Replay validation against the given ground-truth outputs. An audit-only trace refuses with
-  // live_payloads_required before doing anything.
-  ValidationStatus validate(const std::vector<Payload>& outputs) const;
-  // True only when validate(outputs).state is passed.
-  bool validate_forward_pass(const std::vector<Payload>& outputs) const { return validate(outputs).passed(); }
+  // Throws BackendUnsupportedError(live_payloads_required) for an audit-only trace: `needs` says
+  // what asked ("replay needs live payloads"). Replay validation (harness/judge/) calls it first.
+  void require_live_payloads(const std::string& needs) const;
   // Attaches d loss / d op to every float op (options.intermediate_grads must be set).
   void derive_grads(const GradOptions& options);
 

@@ -13,14 +13,6 @@ nlohmann::json float_value(double value) {
   return value;
 }
 
-// An integer element read exactly from its little-endian bytes (a double loses int64 precision).
-std::uint64_t element_bits(const Payload& payload, std::size_t i) {
-  const std::size_t size = payload.dtype.itemsize;
-  std::uint64_t bits = 0;
-  for (std::size_t k = 0; k < size; ++k) bits |= std::uint64_t{payload.bytes[i * size + k]} << (8 * k);
-  return bits;
-}
-
 nlohmann::json payload_values(const Payload& payload) {
   auto values = nlohmann::json::array();
   const auto count = static_cast<std::size_t>(payload.numel());
@@ -34,10 +26,10 @@ nlohmann::json payload_values(const Payload& payload) {
         values.push_back(float_value(payload.element(static_cast<std::int64_t>(i))));
         break;
       case DTypeKind::SignedInt:  // sign-extended from the element's width
-        values.push_back(static_cast<std::int64_t>(element_bits(payload, i) << unused_bits) >> unused_bits);
+        values.push_back(static_cast<std::int64_t>(payload.bits(static_cast<std::int64_t>(i)) << unused_bits) >> unused_bits);
         break;
       case DTypeKind::UnsignedInt:
-        values.push_back(element_bits(payload, i));
+        values.push_back(payload.bits(static_cast<std::int64_t>(i)));
         break;
     }
   }

@@ -9,6 +9,7 @@
 
 #include "harness/backend/backend_registry.h"
 #include "harness/backend/capabilities.h"
+#include "harness/judge/protocol.h"
 #include "harness/model/refusal.h"
 #include "harness/report/scorecard.h"
 #include "python/src/bindings.h"
@@ -80,7 +81,8 @@ void bind_spec(py::module_& module) {
       .def("requirements", &requirements, "The requirement table as `tlconform spec --json` prints it.")
       .def("capabilities", &capability_rows_from, py::arg("scorecard"),
            "The capability table, states from the cells of the pinned-leg scorecard at `scorecard`.")
-      .def("protocol", &BackendSpec::protocol);
+      .def("protocol", &protocol_of,
+           "The surface the conformance suite drives: this backend's engine under the harness's judge.");
   module.def("spec", &backends::spec, py::arg("name"), py::return_value_policy::reference,
              "The registered backend `name`; an unknown name refuses with backend_unknown.");
   module.def("backend_names", &backends::names);

@@ -9,6 +9,7 @@
 
 #include "harness/backend/backend_registry.h"
 #include "harness/io/text_escape.h"
+#include "harness/judge/replay_validation.h"
 #include "harness/model/trace.h"
 #include "harness/report/trace_graph.h"
 #include "python/src/bindings.h"
@@ -262,12 +263,12 @@ void bind_trace_class(py::module_& module) {
       .def_property_readonly("kernels", [](const Handle& t) { return t->snapshot->stats.kernels; })
       .def(
           "validate",
-          [](const Handle& t, const py::object& outputs) { return t->snapshot->validate(ground_truth(*t->snapshot, outputs)); },
+          [](const Handle& t, const py::object& outputs) { return validate(*t->snapshot, ground_truth(*t->snapshot, outputs)); },
           py::arg("outputs"), "Replay validation against the forward's outputs: the full ValidationStatus.")
       .def(
           "validate_forward_pass",
           [](const Handle& t, const py::object& outputs) {
-            return t->snapshot->validate_forward_pass(ground_truth(*t->snapshot, outputs));
+            return validate_forward_pass(*t->snapshot, ground_truth(*t->snapshot, outputs));
           },
           py::arg("outputs"), "True only when replay validation against `outputs` passes.")
       .def(

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "harness/backend/backend_registry.h"
+#include "harness/judge/replay_validation.h"
 
 namespace tl::python {
 
@@ -60,16 +61,16 @@ OpView op_at(const std::shared_ptr<TraceHandle>& trace, const py::handle& key) {
 
 std::vector<Payload> ground_truth(const Trace& trace, const py::handle& outputs) {
   // Refuse first: reading a lazy tensor would evaluate it, a side effect the refusal must precede.
-  if (!trace.has_live_payloads()) trace.validate({});
+  if (!trace.has_live_payloads()) validate(trace, {});
   if (!py::isinstance<py::list>(outputs) && !py::isinstance<py::tuple>(outputs)) {
     throw py::type_error("outputs must be a list or tuple of the forward's outputs (tensors or arrays)");
   }
-  const std::unique_ptr<BackendProtocol> protocol = backends::spec(trace.backend).protocol();
+  const std::unique_ptr<Engine> engine = backends::spec(trace.backend).engine();
   const py::module_ numpy = py::module_::import("numpy");
   const py::tuple numpy_types = py::make_tuple(numpy.attr("ndarray"), numpy.attr("generic"));
   std::vector<Payload> payloads;
   for (py::handle output : outputs) {
-    payloads.push_back(protocol->payload_of(output));
+    payloads.push_back(engine->payload_of(output));
     // numpy has no bfloat16 or float8: tinygrad's .numpy() widens them to float32, exactly. Such an
     // array is the output's values when every one of them narrows back exactly.
     const std::size_t k = payloads.size() - 1;

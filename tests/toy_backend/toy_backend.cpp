@@ -1,20 +1,20 @@
 // The "toy" backend: a test-only second backend over toygrad (toygrad.py beside this file), a tiny
-// eager pure-Python framework. It exists to show that the harness core is backend-neutral: its
-// rows go through the same cells, `run`, `scorecard` and `doctor` as tinygrad's, and everything it
-// knows lives here. Its live graph is honest: replay re-runs each toygrad op from its parents' saved
-// payloads (and perturbs each parent), and gradients come from toygrad's own backward.
+// eager pure-Python framework. It exists to show that the harness core is backend-neutral: it is an
+// engine only (harness/backend/engine.h), and its rows go through the same judge, cells, `run`,
+// `scorecard` and `doctor` as tinygrad's; everything it knows of toygrad lives here. Its live graph
+// is honest: a replay job re-runs a toygrad op over its parents' saved payloads (one replaced when
+// the judge perturbs it), and gradients come from toygrad's own backward.
 #include <pybind11/eval.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <unistd.h>
-
-#include <filesystem>
+#include <memory>
 #include <optional>
 
 #include "harness/backend/backend_registry.h"
 #include "harness/backend/python_runtime.h"
 #include "harness/model/errors.h"
+#include "harness/model/live_graph.h"
 #include "harness/model/refusal.h"
 #include "harness/model/version_range.h"
 #include "harness/roster/roster_python.h"
@@ -100,22 +100,22 @@ def _toy_capture(fn, args):
     return {"ops": ops, "outputs": [index[id(t)] for t in outputs], "inputs": [index[id(t)] for t in args if isinstance(t, Tensor)],
             "kernels": len(made)}
 
-def _toy_replay(ops):
-    # Each compute op re-run from its parents' saved values, then once per parent perturbed.
+def _toy_replay(ops, jobs):
+    # Per job (op, replaced position or None, its values): the op re-run by toygrad over its parents'
+    # saved values, one parent's replaced. Returns (values, None) or (None, the error).
     def leaf(op, values=None):
         return Tensor(op["values"] if values is None else values, op["shape"], op["dtype"])
-    replays = {}
-    for i, op in enumerate(ops):
-        if op["kind"] != "compute":
-            continue
+    results = []
+    for index, position, values in jobs:
+        op = ops[index]
         parents = [leaf(ops[p]) for p in op["parents"]]
-        perturbed = []
-        for position, p in enumerate(op["parents"]):
-            moved = list(parents)
-            moved[position] = leaf(ops[p], [v + abs(v) + 1.0 for v in ops[p]["values"]])
-            perturbed.append(toygrad.apply(op["op"], *moved).data)
-        replays[i] = {"plain": toygrad.apply(op["op"], *parents).data, "perturbed": perturbed}
-    return replays
+        if position is not None:
+            parents[position] = leaf(ops[op["parents"][position]], values)
+        try:
+            results.append((toygrad.apply(op["op"], *parents).data, None))
+        except Exception as error:  # the job's own failure, reported with it
+            results.append((None, f"{type(error).__name__}: {error}"))
+    return results
 
 def _toy_rebuild(ops, outputs, loss, replacement):
     # The graph re-run from the saved leaves (and from `replacement`: op index -> values), and the loss.
@@ -220,66 +220,47 @@ py::list ops_for_python(const Trace& trace) {
   return ops;
 }
 
-void decide(ValidationStatus& status, const Op& op, ValidationPhase phase, DecisionVerdict verdict, const std::string& reason) {
-  status.decisions.push_back({.op = op.index, .label = op.label, .phase = phase, .verdict = verdict, .reason = reason});
-  if (verdict == DecisionVerdict::Fail && status.message.empty())
-    status.message = "op " + op.label + " (index " + std::to_string(op.index) + ") failed " + to_string(phase) + ": " + reason;
-}
-
 // What a live toy trace keeps: the captured graph's shape (framework op and parents of each op), to
 // check the trace against; the values themselves are the trace's own payloads.
 class ToyLiveGraph : public LiveGraph {
  public:
   explicit ToyLiveGraph(const Trace& captured) {
-    for (const Op& op : captured.ops) nodes_.push_back({op.framework_op, op.parents});
+    for (const Op& op : captured.ops) graph_.push_back({.framework_op = op.framework_op, .parents = op.parents});
   }
 
-  ValidationStatus validate(const Trace& trace, const std::vector<Payload>& outputs) const override {
-    ValidationStatus status;
-    // Structure: the trace's ops are still the captured graph's, op for op.
-    if (trace.ops.size() != nodes_.size()) {
-      decide(status, Op{.label = "(graph)"}, ValidationPhase::Structure, DecisionVerdict::Fail,
-             "the trace has " + std::to_string(trace.ops.size()) + " ops, the capture " + std::to_string(nodes_.size()));
-    }
-    for (std::size_t i = 0; i < trace.ops.size() && status.message.empty(); ++i) {
-      const Op& op = trace.ops[i];
-      if (op.index != i || nodes_[i].first != op.framework_op || nodes_[i].second != op.parents)
-        decide(status, op, ValidationPhase::Structure, DecisionVerdict::Fail, "is not the captured op or has other parents");
-    }
-    for (std::size_t i = 0; i < trace.outputs.size() && status.message.empty(); ++i) {
-      const Op& op = trace.ops[trace.outputs[i]];
-      const Comparison comparison =
-          i < outputs.size() ? compare(outputs[i], *op.out) : Comparison{false, "no ground-truth output given"};
-      decide(status, op, ValidationPhase::GroundTruth, comparison.equal ? DecisionVerdict::Pass : DecisionVerdict::Fail,
-             comparison.equal ? "equals the given output" : comparison.message);
-    }
-    if (status.message.empty()) {
-      with_python_errors([&] {
-        const py::dict replays = glue()["_toy_replay"](ops_for_python(trace));
-        for (const Op& op : trace.ops) {
-          if (op.kind != OpKind::Compute) continue;
-          const py::dict replay = replays[py::int_(op.index)];
-          const Payload plain = payload(op.dtype.name, op.shape, replay["plain"].cast<std::vector<double>>());
-          const Comparison comparison = compare(*op.out, plain);
-          decide(status, op, ValidationPhase::Replay, comparison.equal ? DecisionVerdict::Pass : DecisionVerdict::Fail,
-                 comparison.equal ? "replayed from its parents' payloads" : "replay differs: " + comparison.message);
-          ++status.replayed;
-          const auto perturbed = replay["perturbed"].cast<std::vector<std::vector<double>>>();
-          for (std::size_t position = 0; position < perturbed.size(); ++position) {
-            const bool moved = compare(plain, payload(op.dtype.name, op.shape, perturbed[position])).equal == false;
-            decide(status, op, ValidationPhase::Perturbation, moved ? DecisionVerdict::Pass : DecisionVerdict::Fail,
-                   "perturbing parent " + std::to_string(position) +
-                       (moved ? " changes the output" : " leaves the output as it was"));
-          }
+  // toygrad folds nothing and takes no value from an eager run: no node is constant or eager's.
+  std::vector<CapturedNode> captured_graph(const Trace&) const override { return graph_; }
+
+  // toygrad is eager: every job, whatever its kind, is the op re-run over its parents' payloads.
+  ReplayRun replay(const Trace& trace, const std::vector<ReplayJob>& jobs) const override {
+    ReplayRun run;
+    with_python_errors([&] {
+      py::list specs;
+      for (const ReplayJob& job : jobs) {
+        if (job.replacement)
+          specs.append(py::make_tuple(job.op, job.replacement->position, job.replacement->payload.to_doubles()));
+        else
+          specs.append(py::make_tuple(job.op, py::none(), py::none()));
+      }
+      const py::list results = glue()["_toy_replay"](ops_for_python(trace), specs);
+      for (std::size_t j = 0; j < jobs.size(); ++j) {
+        const Op& op = trace.ops[jobs[j].op];
+        const py::tuple result = results[j];
+        if (!result[1].is_none()) {
+          run.results.push_back({.value = std::nullopt, .error = result[1].cast<std::string>()});
+          continue;
         }
-      });
-    }
-    status.state = !status.message.empty() ? ValidationState::Failed
-                   : status.replayed == 0  ? ValidationState::Unverified
-                                           : ValidationState::Passed;
-    if (status.state == ValidationState::Unverified) status.message = "no op was replayed";
-    return status;
+        std::vector<double> values = result[0].cast<std::vector<double>>();
+        std::vector<std::int64_t> shape = op.shape;
+        if (jobs[j].limit && static_cast<std::int64_t>(values.size()) > *jobs[j].limit) values.resize(*jobs[j].limit);
+        if (jobs[j].limit) shape = {static_cast<std::int64_t>(values.size())};  // the first elements, flattened
+        run.results.push_back({.value = payload(op.dtype.name, shape, values)});
+      }
+    });
+    return run;
   }
+
+  std::optional<std::string> unchanged_reason(const Trace&, const Op&, const Op&) const override { return std::nullopt; }
 
   void derive_grads(Trace& trace, const GradOptions& options) const override {
     with_python_errors([&] {
@@ -304,7 +285,6 @@ class ToyLiveGraph : public LiveGraph {
     return result;
   }
 
-  // toygrad is eager: an op realized alone is its replay from its parents' payloads.
   // toygrad computes every op from its parents' values: all are chained.
   std::vector<std::size_t> chained_ops(const Trace& trace) const override {
     std::vector<std::size_t> ops;
@@ -314,22 +294,21 @@ class ToyLiveGraph : public LiveGraph {
     return ops;
   }
 
+  // toygrad is eager: an op realized alone is its replay over its parents' payloads.
   std::vector<Payload> alone_values(const Trace& trace, const std::vector<std::size_t>& ops) const override {
-    std::vector<Payload> result;
-    with_python_errors([&] {
-      const py::dict replays = glue()["_toy_replay"](ops_for_python(trace));
-      for (std::size_t index : ops) {
-        const Op& op = trace.ops[index];
-        result.push_back(replays.contains(py::int_(index))
-                             ? payload(op.dtype.name, op.shape, replays[py::int_(index)]["plain"].cast<std::vector<double>>())
-                             : *op.out);
-      }
-    });
-    return result;
+    std::vector<ReplayJob> jobs;
+    for (std::size_t index : ops) jobs.push_back({.op = index});
+    ReplayRun run = replay(trace, jobs);
+    std::vector<Payload> values;
+    for (std::size_t k = 0; k < ops.size(); ++k) {
+      if (!run.results[k].value) throw std::runtime_error(trace.ops[ops[k]].label + " alone: " + run.results[k].error);
+      values.push_back(std::move(*run.results[k].value));
+    }
+    return values;
   }
 
  private:
-  std::vector<std::pair<std::string, std::vector<ParentRef>>> nodes_;
+  std::vector<CapturedNode> graph_;
 };
 
 std::string toygrad_version() {
@@ -409,100 +388,103 @@ std::vector<Payload> outputs_of(const py::dict& glue, const py::object& returned
   return payloads;
 }
 
-class ToyProtocol : public BackendProtocol {
+// Calls of the forward counted (toygrad is eager: one call is one evaluation), and toygrad's own
+// op counter.
+class ToyWatch : public EvaluationWatch {
+ public:
+  ToyWatch() {
+    with_python_errors([&] { ops_before_ = glue()["toygrad"].attr("ops_executed").cast<long long>(); });
+  }
+
+  py::object watched(const py::object& forward) override {
+    py::object counted;
+    with_python_errors([&] {
+      py::dict scope;
+      scope["calls"] = calls_;
+      scope["forward"] = forward;
+      py::exec("def counted(*args):\n    calls.append(1)\n    return forward(*args)\n", scope);
+      counted = scope["counted"];
+    });
+    return counted;
+  }
+
+  EvaluationCount stop() override {
+    EvaluationCount count;
+    with_python_errors([&] {
+      count.evaluations = static_cast<int>(py::len(calls_));
+      count.kernels = glue()["toygrad"].attr("ops_executed").cast<long long>() - ops_before_;
+    });
+    return count;
+  }
+
+ private:
+  py::list calls_;
+  long long ops_before_ = 0;
+};
+
+// toygrad's op counter, the inputs' values and its hooks, around a row's objects.
+class ToyStateProbe : public StateProbe {
+ public:
+  explicit ToyStateProbe(const RowObjects& objects) : inputs_(objects.inputs) {
+    with_python_errors([&] { before_ = glue()["_toy_snapshot"](inputs_); });
+  }
+
+  std::vector<std::string> names() const override {
+    std::vector<std::string> names;
+    with_python_errors([&] { names = glue()["_TOY_PROBES"].cast<std::vector<std::string>>(); });
+    return names;
+  }
+
+  std::vector<std::pair<std::string, std::string>> changed() override {
+    std::vector<std::pair<std::string, std::string>> changed;
+    with_python_errors([&] {
+      const py::dict scope = glue();
+      const py::dict found = scope["_toy_changes"](before_, scope["_toy_snapshot"](inputs_));
+      for (auto [probe, what] : found) changed.emplace_back(probe.cast<std::string>(), what.cast<std::string>());
+    });
+    return changed;
+  }
+
+ private:
+  py::tuple inputs_;
+  py::object before_;
+};
+
+class ToyEngine : public Engine {
  public:
   std::string name() const override { return kName; }
 
-  Trace trace_row(const RosterRow& row) override {
-    const Fixture fixture = build_row(row);
-    return trace_as(kName, fixture.forward, fixture.inputs, row.options);
+  void refuse_unsupported_version() override {
+    const BackendSpec& spec = backends::spec(kName);
+    const std::string version = toygrad_version();
+    if (!version_in_range(version, spec.supported_range))
+      refuse(RefusalCode::BackendVersionUnsupported, "toygrad " + version + " is outside " + spec.supported_range);
   }
 
-  RowCapture capture_row(const RosterRow& row) override {
-    const Fixture fixture = build_row(row);
-    // Probes outside the trace's own account: calls of the forward, and toygrad's op counter.
-    py::object calls;
-    py::object counted;
-    long long ops_before = 0;
-    with_python_errors([&] {
-      calls = py::list();
-      py::dict scope;
-      scope["calls"] = calls;
-      scope["forward"] = fixture.forward;
-      py::exec("def counted(*args):\n    calls.append(1)\n    return forward(*args)\n", scope);
-      counted = scope["counted"];
-      ops_before = fixture.glue["toygrad"].attr("ops_executed").cast<long long>();
-    });
-    RowCapture result;
-    result.trace = trace_as(kName, counted, fixture.inputs, row.options);
-    with_python_errors([&] {
-      result.observed_evaluations = static_cast<int>(py::len(calls));
-      result.observed_kernels = fixture.glue["toygrad"].attr("ops_executed").cast<long long>() - ops_before;
-      result.outputs_after = outputs_of(fixture.glue, fixture.forward(*fixture.inputs));
-    });
-    result.rng_state = "toygrad has no RNG";
-    return result;
+  RowObjects build_row(const RosterRow& row) override {
+    Fixture fixture = toy::build_row(row);
+    return {std::move(fixture.forward), std::move(fixture.inputs)};
   }
 
-  EagerRun eager_row(const RosterRow& row) override {
-    const Fixture fixture = build_row(row);
-    EagerRun result;
-    with_python_errors([&] {
-      result.outputs = outputs_of(fixture.glue, fixture.forward(*fixture.inputs));
-      result.second_outputs = outputs_of(fixture.glue, fixture.forward(*fixture.inputs));
-    });
-    result.rng_state = "toygrad has no RNG";
-    result.input_grads_error = "the toy backend asks no autograd of its own: finite differences check its inputs";
-    return result;
-  }
-
-  RefusalAttempt refuse_row(const RosterRow& row) override {
-    const Fixture fixture = build_row(row);
-    // Requests on an audit-only trace capture and reload first; the probes cover the request.
-    std::optional<Trace> loaded;
-    if (row.request != "trace") {
-      const auto directory =
-          std::filesystem::temp_directory_path() / ("tl-" + row.id + "-" + std::to_string(::getpid()) + ".tlspec");
-      trace_as(kName, fixture.forward, fixture.inputs, row.options).save(directory.string());
-      loaded = Trace::load(directory.string());
-      std::filesystem::remove_all(directory);
-    }
-    RefusalAttempt attempt;
-    py::object before;
-    with_python_errors([&] { before = fixture.glue["_toy_snapshot"](fixture.inputs); });
-    try {
-      if (row.request == "validate_loaded") {
-        std::vector<Payload> outputs;
-        for (const Op* op : loaded->output_ops()) outputs.push_back(*op->out);
-        attempt.message = std::string("the audit-only trace was validated: ") + to_string(loaded->validate(outputs).state);
-      } else if (row.request == "derive_grads_loaded") {
-        GradOptions grads;
-        grads.intermediate_grads = true;
-        loaded->derive_grads(grads);
-        attempt.message = "gradients were derived on the audit-only trace";
-      } else {
-        attempt.message = "not refused: captured " +
-                          std::to_string(trace_as(kName, fixture.forward, fixture.inputs, row.options).size()) + " ops";
-      }
-    } catch (const BackendUnsupportedError& error) {
-      attempt.refused = true;
-      attempt.code = std::string(error.code_name());
-      attempt.message = error.what();
-    } catch (const PythonError& error) {
-      attempt.message = std::string("raised ") + error.what() + " instead of a refusal\n" + error.traceback();
-    }
-    with_python_errors([&] {
-      const py::dict changed = fixture.glue["_toy_changes"](before, fixture.glue["_toy_snapshot"](fixture.inputs));
-      for (py::handle probe : fixture.glue["_TOY_PROBES"]) attempt.probes.push_back(probe.cast<std::string>());
-      for (auto [probe, what] : changed) attempt.changed.emplace_back(probe.cast<std::string>(), what.cast<std::string>());
-    });
-    return attempt;
-  }
-
- protected:
   Trace capture(const py::object& fn, const py::tuple& args, const TraceOptions& options) override {
     return toy::capture(fn, args, options);
   }
+
+  std::unique_ptr<EvaluationWatch> watch_evaluations() override { return std::make_unique<ToyWatch>(); }
+
+  std::string rng_state() override { return "toygrad has no RNG"; }
+
+  std::vector<Payload> run_eagerly(const RowObjects& objects) override {
+    std::vector<Payload> outputs;
+    with_python_errors([&] { outputs = outputs_of(glue(), objects.forward(*objects.inputs)); });
+    return outputs;
+  }
+
+  InputGradients input_gradients(const RowObjects&) override {
+    return {.by_position = {}, .error = "the toy backend asks no autograd of its own: finite differences check its inputs"};
+  }
+
+  std::unique_ptr<StateProbe> probe_state(const RowObjects& objects) override { return std::make_unique<ToyStateProbe>(objects); }
 };
 
 FrameworkProbe probe() {
@@ -555,7 +537,7 @@ FrameworkProbe probe() {
     .features = {},
     .prepare_interpreter = nullptr,
     .probe = probe,
-    .make_protocol = [] { return std::unique_ptr<BackendProtocol>(new ToyProtocol()); },
+    .make_engine = [] { return std::unique_ptr<Engine>(new ToyEngine()); },
 });
 
 }  // namespace

@@ -103,12 +103,13 @@ TEST(ToyBackend, WrongExpectationsFailAtTheirCheck) {
   // The messages say what differed.
   EXPECT_NE(outcome.stdout_text.find("expected_output: output 0: tests/toy_backend/wrong_rows.yaml:14"), std::string::npos)
       << outcome.stdout_text;
-  EXPECT_NE(outcome.stdout_text.find("replay_validation: unverified: 0 ops replayed"), std::string::npos) << outcome.stdout_text;
+  EXPECT_NE(outcome.stdout_text.find("replay_validation: passed: 0 ops replayed"), std::string::npos) << outcome.stdout_text;
   EXPECT_NE(outcome.stdout_text.find("refusal_code: refused with trace_option_unsupported, expected explicit_seed_unsupported"),
             std::string::npos)
       << outcome.stdout_text;
   // A refusal row that nothing refuses: the forward ran, and the probe says so.
-  EXPECT_NE(outcome.stdout_text.find("refusal_code: not refused: captured 3 ops"), std::string::npos) << outcome.stdout_text;
+  EXPECT_NE(outcome.stdout_text.find("refusal_code: the request was not refused: it captured 3 ops"), std::string::npos)
+      << outcome.stdout_text;
 }
 
 TEST(ToyBackend, ScorecardCommandRunsTheSameCells) {
@@ -145,9 +146,9 @@ TEST(ToyBackend, ListShowsTheToyRowsWithoutPython) {
             "toy_mlp\tconfig_built\ttests/toy_backend/rows.yaml:4\n"
             "toy_literals\tconfig_built\ttests/toy_backend/rows.yaml:17\n"
             "toy_identity\tconfig_built\ttests/toy_backend/rows.yaml:29\n"
-            "toy_validation_replay\tcapability\ttests/toy_backend/rows.yaml:39\n"
-            "toy_refuse_unknown_option\trefusal\ttests/toy_backend/rows.yaml:49\n"
-            "toy_refuse_plain_input\trefusal\ttests/toy_backend/rows.yaml:56\n");
+            "toy_validation_replay\tcapability\ttests/toy_backend/rows.yaml:38\n"
+            "toy_refuse_unknown_option\trefusal\ttests/toy_backend/rows.yaml:48\n"
+            "toy_refuse_plain_input\trefusal\ttests/toy_backend/rows.yaml:55\n");
 }
 
 TEST(ToyBackend, ValidateShowsEveryReplayDecision) {

@@ -8,6 +8,7 @@
 #include "backends/tinygrad/protocol.h"
 #include "harness/backend/backend_registry.h"
 #include "harness/cells/finite_differences.h"
+#include "harness/judge/replay_validation.h"
 #include "python_scope.h"
 
 namespace tl {
@@ -77,7 +78,7 @@ TEST(BufferWrite, IsOneOpOverTheBufferAndTheWrittenValue) {
 
 TEST(BufferWrite, ReplayPassesAndCatchesAWrongValueInEitherRegion) {
   const CacheWrite capture = capture_cache_write();
-  const ValidationStatus clean = capture.trace.validate(own_outputs(capture.trace));
+  const ValidationStatus clean = validate(capture.trace, own_outputs(capture.trace));
   EXPECT_EQ(clean.state, ValidationState::Passed) << clean.message;
   for (const std::int64_t element : {1, 3}) {  // written (column 1), untouched (column 3)
     CacheWrite tampered = capture_cache_write();
@@ -85,7 +86,7 @@ TEST(BufferWrite, ReplayPassesAndCatchesAWrongValueInEitherRegion) {
     std::vector<double> values = out.to_doubles();
     values[static_cast<std::size_t>(element)] += 0.5;
     out = Payload::from_doubles(out.dtype, out.shape, values);
-    const ValidationStatus status = tampered.trace.validate(own_outputs(tampered.trace));
+    const ValidationStatus status = validate(tampered.trace, own_outputs(tampered.trace));
     EXPECT_EQ(status.state, ValidationState::Failed) << "element " << element;
     EXPECT_NE(status.message.find(tampered.trace.ops[tampered.write].label), std::string::npos) << status.message;
   }

@@ -4,7 +4,9 @@
 
 #include "backends/tinygrad/protocol.h"
 #include "harness/backend/backend_registry.h"
+#include "harness/judge/protocol.h"
 #include "harness/model/errors.h"
+#include "harness/model/live_graph.h"
 #include "python_scope.h"
 #include "tinygrad_rows.h"
 #include "tutorial.h"
@@ -163,7 +165,7 @@ y = Tensor(np.random.default_rng(3).uniform(0, 1, (4, 16)).astype(np.float32))
 // realized node, it made the reflector read a buffer tinygrad never makes (one ulp off alone).
 TEST(Capture, EveryChainedOpOfAHouseholderStepEqualsItsValueAlone) {
   const RosterRow& row = testing::tinygrad_row("rosters/tinygrad/config_built.yaml", "householder_step_arange_masks");
-  const Trace trace = backends::spec("tinygrad").protocol()->capture_row(row).trace;
+  const Trace trace = protocol_of(backends::spec("tinygrad"))->capture_row(row).trace;
   const std::vector<std::size_t> chained = trace.live->chained_ops(trace);
   ASSERT_GT(chained.size(), 20U);
   const std::vector<Payload> alone = trace.live->alone_values(trace, chained);

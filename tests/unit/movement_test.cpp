@@ -9,6 +9,7 @@
 
 #include "backends/tinygrad/protocol.h"
 #include "harness/backend/backend_registry.h"
+#include "harness/judge/replay_validation.h"
 #include "python_scope.h"
 #include "tutorial.h"
 
@@ -93,7 +94,7 @@ TEST(Movement, AWrongViewPayloadFailsReplayValidation) {
   Trace trace = tl::tinygrad::trace(scope["mlp"], py::make_tuple(scope["x"]));
   std::vector<Payload> outputs;
   for (const Op* op : trace.output_ops()) outputs.push_back(*op->out);
-  ASSERT_EQ(trace.validate(outputs).state, ValidationState::Passed);
+  ASSERT_EQ(validate(trace, outputs).state, ValidationState::Passed);
   Op* permute = nullptr;
   for (Op& op : trace.ops) {
     if (op.framework_op == "PERMUTE") permute = &op;
@@ -102,7 +103,7 @@ TEST(Movement, AWrongViewPayloadFailsReplayValidation) {
   ASSERT_GT(permute->out->numel(), 1);
   const auto item = static_cast<std::ptrdiff_t>(permute->out->dtype.itemsize);
   std::swap_ranges(permute->out->bytes.begin(), permute->out->bytes.begin() + item, permute->out->bytes.end() - item);
-  const ValidationStatus status = trace.validate(outputs);
+  const ValidationStatus status = validate(trace, outputs);
   EXPECT_EQ(status.state, ValidationState::Failed);
   EXPECT_NE(status.message.find(permute->label), std::string::npos) << status.message;
 }

@@ -1,12 +1,15 @@
-// Payload comparison: exact for integers and bools, a few ulps for floats, NaN equal to NaN; float16
-// and bfloat16 values rounded to nearest even straight from double, checked against references
-// computed in the embedded Python.
+// Payload comparison: exact for every dtype (integers as integers of their width, floats bit for bit,
+// a NaN's payload included), and close (ulps, absolute or relative slack, any NaN equal to any NaN)
+// only for values written by hand; float16 and bfloat16 values rounded to nearest even straight from
+// double, checked against references computed in the embedded Python.
 #include <gtest/gtest.h>
 #include <pybind11/stl.h>
 
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <string>
 
 #include "harness/model/payload.h"
 #include "python_scope.h"
@@ -31,7 +34,7 @@ TEST(Payload, IntegersCompareExactly) {
   const Payload a = Payload::from_doubles(dtype("int32"), {3}, {1, 2, 3});
   const Payload b = Payload::from_doubles(dtype("int32"), {3}, {1, 2, 4});
   EXPECT_TRUE(compare(a, a).equal);
-  const Comparison result = compare(a, b, Tolerance{1000, 10.0, 1.0});
+  const Comparison result = compare_values(a, b, Tolerance{1000, 10.0, 1.0});
   EXPECT_FALSE(result.equal);
   EXPECT_EQ(result.first_mismatch, 2);
   EXPECT_NE(result.message.find("element 2"), std::string::npos);
@@ -42,10 +45,10 @@ TEST(Payload, FloatsCompareWithinUlps) {
   const float next = std::nextafter(one, 2.0f);
   const Payload a = Payload::from_doubles(dtype("float32"), {1}, {one});
   const Payload b = Payload::from_doubles(dtype("float32"), {1}, {next});
-  EXPECT_TRUE(compare(a, b, Tolerance{1, 0.0, 0.0}).equal);
+  EXPECT_TRUE(compare_values(a, b, Tolerance{1, 0.0, 0.0}).equal);
   const Payload far = Payload::from_doubles(dtype("float32"), {1}, {1.001});
-  EXPECT_FALSE(compare(a, far, Tolerance{8, 0.0, 0.0}).equal);
-  EXPECT_TRUE(compare(a, far, Tolerance{0, 0.01, 0.0}).equal);
+  EXPECT_FALSE(compare_values(a, far, Tolerance{8, 0.0, 0.0}).equal);
+  EXPECT_TRUE(compare_values(a, far, Tolerance{0, 0.01, 0.0}).equal);
 }
 
 TEST(Payload, NanEqualsNanOnlyInTheSamePlace) {
@@ -65,8 +68,93 @@ TEST(Payload, AnExactComparisonTellsNegativeZeroFromZero) {
     const Comparison exact = compare(negative, zero);
     EXPECT_FALSE(exact.equal) << name;
     EXPECT_EQ(exact.first_mismatch, 0) << name;
-    EXPECT_TRUE(compare(negative, zero, Tolerance{0, 1e-6, 0.0}).equal) << name;
+    EXPECT_TRUE(compare_values(negative, zero, Tolerance{0, 1e-6, 0.0}).equal) << name;
   }
+}
+
+// A payload of `dtype` holding the raw element bits given.
+Payload of_bits(const char* name, const std::vector<std::uint64_t>& bits) {
+  Payload payload{dtype(name), {static_cast<std::int64_t>(bits.size())}, {}};
+  payload.bytes.resize(bits.size() * payload.dtype.itemsize);
+  for (std::size_t i = 0; i < bits.size(); ++i) payload.set_bits(static_cast<std::int64_t>(i), bits[i]);
+  return payload;
+}
+
+// Near 2^63 a double's spacing is 2048: widened to double, these would be equal.
+TEST(Payload, Int64NearTwoToTheSixtyThreeComparesToItsLastBit) {
+  const std::int64_t top = std::numeric_limits<std::int64_t>::max();
+  for (const std::int64_t near : {top, top - 1, std::int64_t{1} << 62, -top - 1}) {
+    const Payload a = of_bits("int64", {0, static_cast<std::uint64_t>(near)});
+    const Payload b = of_bits("int64", {0, static_cast<std::uint64_t>(near ^ 1)});
+    ASSERT_EQ(a.element(1), b.element(1)) << near << ": the doubles are the same";
+    const Comparison exact = compare(a, b);
+    EXPECT_FALSE(exact.equal) << near;
+    EXPECT_EQ(exact.first_mismatch, 1) << near;
+    EXPECT_NE(exact.message.find(std::to_string(near)), std::string::npos) << exact.message;
+    EXPECT_NE(exact.message.find(std::to_string(near ^ 1)), std::string::npos) << exact.message;
+    EXPECT_FALSE(compare_values(a, b, Tolerance{1000, 10.0, 1.0}).equal) << near;
+    EXPECT_TRUE(compare(a, a).equal);
+  }
+}
+
+TEST(Payload, Uint64NearTwoToTheSixtyFourComparesToItsLastBit) {
+  const std::uint64_t top = std::numeric_limits<std::uint64_t>::max();
+  for (const std::uint64_t near : {top, top - 1, std::uint64_t{1} << 63, (std::uint64_t{1} << 53) + 1}) {
+    const Payload a = of_bits("uint64", {near});
+    const Payload b = of_bits("uint64", {near ^ 1});
+    const Comparison exact = compare(a, b);
+    EXPECT_FALSE(exact.equal) << near;
+    EXPECT_EQ(exact.message, "element 0 is " + std::to_string(near ^ 1) + ", expected " + std::to_string(near));
+    EXPECT_FALSE(compare_values(a, b, Tolerance{1000, 10.0, 1.0}).equal) << near;
+  }
+}
+
+// Narrower integers too, sign-extended in messages; a bool is a truth value, whatever nonzero byte.
+TEST(Payload, IntegersAndBoolsCompareAsTheirDtypeHoldsThem) {
+  const Comparison int8 = compare(of_bits("int8", {0x80}), of_bits("int8", {0x7f}));
+  EXPECT_EQ(int8.message, "element 0 is 127, expected -128");
+  EXPECT_TRUE(compare(of_bits("bool", {1}), of_bits("bool", {2})).equal);
+  EXPECT_FALSE(compare(of_bits("bool", {1}), of_bits("bool", {0})).equal);
+}
+
+// A NaN's sign and payload are bits like any other: an exact comparison tells them apart in every
+// float dtype (where the framework makes them deterministically: README, "What a verdict means").
+// compare_values (values written by hand, values two programs computed) takes any NaN for any NaN.
+TEST(Payload, NanPayloadBitsCompareExactly) {
+  const std::map<std::string, std::vector<std::uint64_t>> nans{
+      {"float64", {0x7ff8000000000000, 0xfff8000000000000, 0x7ff8000000000001}},
+      {"float32", {0x7fc00000, 0xffc00000, 0x7fc00001, 0x7f800001}},
+      {"float16", {0x7e00, 0xfe00, 0x7e01}},
+      {"bfloat16", {0x7fc0, 0xffc0, 0x7fc1}},
+      {"float8_e4m3fn", {0x7f, 0xff}},
+      {"float8_e5m2", {0x7e, 0xfe, 0x7d}},
+  };
+  for (const auto& [name, patterns] : nans) {
+    for (std::size_t i = 0; i < patterns.size(); ++i) {
+      const Payload a = of_bits(name.c_str(), {patterns[i]});
+      ASSERT_TRUE(std::isnan(a.element(0))) << name << " " << patterns[i];
+      EXPECT_TRUE(compare(a, a).equal) << name;
+      for (std::size_t j = 0; j < patterns.size(); ++j) {
+        if (i == j) continue;
+        const Payload b = of_bits(name.c_str(), {patterns[j]});
+        const Comparison exact = compare(a, b);
+        EXPECT_FALSE(exact.equal) << name << ": " << patterns[i] << " vs " << patterns[j];
+        EXPECT_NE(exact.message.find("nan (bits 0x"), std::string::npos) << exact.message;
+        EXPECT_TRUE(compare_values(a, b, Tolerance{}).equal) << name;
+      }
+    }
+  }
+  // A NaN is never a number, close or not.
+  EXPECT_FALSE(compare_values(of_bits("float32", {0x7fc00000}), of_bits("float32", {0}), Tolerance{0, 1e30, 0.0}).equal);
+}
+
+TEST(Payload, ElementTextIsExact) {
+  EXPECT_EQ(of_bits("int64", {0x8000000000000000}).element_text(0), "-9223372036854775808");
+  EXPECT_EQ(of_bits("uint64", {0xffffffffffffffff}).element_text(0), "18446744073709551615");
+  EXPECT_EQ(of_bits("int16", {0xfffe}).element_text(0), "-2");
+  EXPECT_EQ(of_bits("bool", {1}).element_text(0), "true");
+  EXPECT_EQ(of_bits("float32", {0xffc00000}).element_text(0), "-nan (bits 0xffc00000)");
+  EXPECT_EQ(of_bits("float32", {0x80000000}).element_text(0), "-0");
 }
 
 TEST(Payload, ShapeAndDtypeMustMatch) {

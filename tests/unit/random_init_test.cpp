@@ -4,6 +4,7 @@
 
 #include "backends/tinygrad/protocol.h"
 #include "harness/backend/backend_registry.h"
+#include "harness/judge/protocol.h"
 #include "harness/roster/roster.h"
 #include "tinygrad_rows.h"
 
@@ -13,7 +14,7 @@ namespace {
 const RosterRow& row(const std::string& id) { return testing::tinygrad_row("rosters/tinygrad/random_init.yaml", id); }
 
 void expect_capture_equals_eager(const std::string& id, bool draws_random_numbers) {
-  const auto protocol = backends::spec("tinygrad").protocol();
+  const auto protocol = protocol_of(backends::spec("tinygrad"));
   const RowCapture capture = protocol->capture_row(row(id));
   const EagerRun eager = protocol->eager_row(row(id));
   ASSERT_EQ(eager.outputs.size(), capture.trace.outputs.size());
@@ -31,7 +32,7 @@ TEST(RandomInit, Conv2dEqualsEagerIncludingRngCounters) { expect_capture_equals_
 TEST(RandomInit, LayerNormEqualsEager) { expect_capture_equals_eager("layernorm_default_init", false); }
 
 TEST(RandomInit, WeightsAreCutAsClosureConstants) {
-  const auto protocol = backends::spec("tinygrad").protocol();
+  const auto protocol = protocol_of(backends::spec("tinygrad"));
   const RowCapture capture = protocol->capture_row(row("linear_default_init"));
   int closures = 0;
   for (const Op& op : capture.trace.ops) {
@@ -45,7 +46,7 @@ TEST(RandomInit, ADifferentSeedMakesTheComparisonFail) {
   // The comparison can fail: a different seed gives different weights and a different output.
   RosterRow other = row("linear_default_init");
   other.seed = *other.seed + 1;
-  const auto protocol = backends::spec("tinygrad").protocol();
+  const auto protocol = protocol_of(backends::spec("tinygrad"));
   const RowCapture capture = protocol->capture_row(other);
   const EagerRun eager = protocol->eager_row(row("linear_default_init"));
   EXPECT_FALSE(compare(eager.outputs[0], *capture.trace.output_ops()[0]->out).equal);

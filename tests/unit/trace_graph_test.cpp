@@ -18,6 +18,7 @@
 
 #include "backends/tinygrad/protocol.h"
 #include "cli_support.h"
+#include "harness/judge/replay_validation.h"
 #include "harness/report/graph_style.h"
 #include "harness/report/graphviz.h"
 #include "harness/report/trace_graph.h"
@@ -190,7 +191,7 @@ TEST(TraceGraph, AFailingValidationMarksTheFirstOffendingOp) {
   std::size_t reduce = 0;
   while (trace.ops[reduce].framework_op != "REDUCE") ++reduce;
   trace.ops[reduce].out->bytes[0] ^= 0x40;
-  const ValidationStatus status = trace.validate(own_outputs(trace));
+  const ValidationStatus status = validate(trace, own_outputs(trace));
   ASSERT_EQ(status.state, ValidationState::Failed);
   const std::string text = trace_to_dot(trace, {.title = "tutorial", .validation = &status});
   const Dot dot = parse_dot(text);
@@ -207,7 +208,7 @@ TEST(TraceGraph, AFailingValidationMarksTheFirstOffendingOp) {
 
   // The same trace uncorrupted: replayed ops are green and nothing is marked.
   trace.ops[reduce].out->bytes[0] ^= 0x40;
-  const ValidationStatus passed = trace.validate(own_outputs(trace));
+  const ValidationStatus passed = validate(trace, own_outputs(trace));
   ASSERT_EQ(passed.state, ValidationState::Passed) << passed.message;
   const Dot clean = parse_dot(trace_to_dot(trace, {.validation = &passed}));
   OpVerdict replayed{.decided = true, .verdict = DecisionVerdict::Pass};

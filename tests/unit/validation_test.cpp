@@ -2,11 +2,14 @@
 // wrong ground truth each fail, naming the op; an unchanged perturbation is unverified with its reason, never silently passed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 #include <set>
 
 #include "backends/tinygrad/protocol.h"
 #include "harness/backend/backend_registry.h"
+#include "harness/judge/protocol.h"
+#include "harness/judge/replay_validation.h"
 #include "harness/model/refusal.h"
 #include "python_scope.h"
 #include "trace_ops.h"
@@ -66,8 +69,8 @@ TEST(Validation, TheSpecTutorialPassesThroughBothDoors) {
   std::vector<double> numbers;
   for (py::handle v : values) numbers.push_back(v.cast<double>());
   truth = Payload::from_doubles(truth.dtype, truth.shape, numbers);
-  EXPECT_TRUE(trace.validate_forward_pass({truth}));
-  const auto protocol = backends::spec("tinygrad").protocol();
+  EXPECT_TRUE(validate_forward_pass(trace, {truth}));
+  const auto protocol = protocol_of(backends::spec("tinygrad"));
   const ValidationStatus status = protocol->validate(trace, {truth});
   EXPECT_EQ(status.state, ValidationState::Passed) << status.message;
   EXPECT_GT(status.replayed, 10u);
@@ -81,11 +84,11 @@ TEST(Validation, CorruptedPayloadFailsNamingTheOp) {
   Trace trace = tutorial_trace();
   const std::size_t reduce = first_op_named(trace, "REDUCE");
   trace.ops[reduce].out->bytes[0] ^= 0x40;
-  const ValidationStatus status = trace.validate(own_outputs(trace));
+  const ValidationStatus status = validate(trace, own_outputs(trace));
   EXPECT_EQ(status.state, ValidationState::Failed);
   // The corrupted op's own replay fails first (its consumers may fail too, later in order).
   EXPECT_NE(status.message.find(trace.ops[reduce].label), std::string::npos) << status.message;
-  EXPECT_FALSE(trace.validate_forward_pass(own_outputs(trace)));
+  EXPECT_FALSE(validate_forward_pass(trace, own_outputs(trace)));
 }
 
 TEST(Validation, RewiredParentFails) {
@@ -94,7 +97,7 @@ TEST(Validation, RewiredParentFails) {
   Op& op = trace.ops[mul];
   ASSERT_EQ(op.parents.size(), 2u);
   op.parents[0].op = op.parents[1].op;  // both operands now read the weight's expand: same shape, wrong source
-  const ValidationStatus status = trace.validate(own_outputs(trace));
+  const ValidationStatus status = validate(trace, own_outputs(trace));
   EXPECT_EQ(status.state, ValidationState::Failed);
   EXPECT_NE(status.message.find(op.label), std::string::npos) << status.message;
 }
@@ -103,7 +106,7 @@ TEST(Validation, DroppedOpFails) {
   Trace trace = tutorial_trace();
   const std::vector<Payload> outputs = own_outputs(trace);
   trace.ops.erase(trace.ops.begin() + 3);
-  const ValidationStatus status = trace.validate(outputs);
+  const ValidationStatus status = validate(trace, outputs);
   EXPECT_EQ(status.state, ValidationState::Failed);
   EXPECT_NE(status.message.find("index 3"), std::string::npos) << status.message;
   EXPECT_NE(status.message.find("missing"), std::string::npos) << status.message;
@@ -113,7 +116,7 @@ TEST(Validation, WrongGroundTruthFailsNamingTheOutput) {
   const Trace trace = tutorial_trace();
   std::vector<Payload> wrong = own_outputs(trace);
   wrong[0] = Payload::from_doubles(wrong[0].dtype, wrong[0].shape, std::vector<double>(6, 0.5));
-  const ValidationStatus status = trace.validate(wrong);
+  const ValidationStatus status = validate(trace, wrong);
   EXPECT_EQ(status.state, ValidationState::Failed);
   EXPECT_NE(status.message.find("relu.where:0"), std::string::npos) << status.message;
   EXPECT_NE(status.message.find("ground_truth"), std::string::npos) << status.message;
@@ -125,9 +128,9 @@ TEST(Validation, FlatFunctionsAtThreeHundredPass) {
   py::dict scope = python_scope("from tinygrad import Tensor\nx = Tensor([-300.0, -299.0, -298.0, -297.0])\n");
   for (const char* forward : {"lambda x: x.tanh()", "lambda x: x.sigmoid()", "lambda x: x.gelu()", "lambda x: x.erf()"}) {
     const Trace trace = tl::tinygrad::trace(py::eval(forward, scope), py::make_tuple(scope["x"]));
-    const ValidationStatus status = trace.validate(own_outputs(trace));
+    const ValidationStatus status = validate(trace, own_outputs(trace));
     EXPECT_EQ(status.state, ValidationState::Passed) << forward << ": " << status.message;
-    EXPECT_TRUE(trace.validate_forward_pass(own_outputs(trace))) << forward;
+    EXPECT_TRUE(validate_forward_pass(trace, own_outputs(trace))) << forward;
   }
 }
 
@@ -138,7 +141,7 @@ TEST(Validation, ComparisonsAndCastsAreVerified) {
   py::dict scope = python_scope("from tinygrad import Tensor\nx = Tensor([100.0, 200.0])\ny = Tensor([1.0, 2.0])\n");
   const Trace trace =
       tl::tinygrad::trace(py::eval("lambda x, y: (x < y).where(x, y).half()", scope), py::make_tuple(scope["x"], scope["y"]));
-  const ValidationStatus status = trace.validate(own_outputs(trace));
+  const ValidationStatus status = validate(trace, own_outputs(trace));
   EXPECT_EQ(status.state, ValidationState::Passed) << status.message;
   std::set<std::string> verified;
   for (const Decision& d : status.decisions) {
@@ -158,7 +161,7 @@ TEST(Validation, ComparisonsAndCastsAreVerified) {
 TEST(Validation, AnAbsorbedAddIsUnverifiedNotFailed) {
   py::dict scope = python_scope("from tinygrad import Tensor\nx = Tensor([3e9, -4e9])\nb = Tensor([0.25, 0.5])\n");
   Trace trace = tl::tinygrad::trace(py::eval("lambda x, b: x * 2 + b", scope), py::make_tuple(scope["x"], scope["b"]));
-  ValidationStatus status = trace.validate(own_outputs(trace));
+  ValidationStatus status = validate(trace, own_outputs(trace));
   bool absorbed = false;
   for (const Decision& d : status.decisions)
     absorbed |= d.verdict == DecisionVerdict::Unverified && d.reason.find("never changed the output") != std::string::npos;
@@ -169,23 +172,23 @@ TEST(Validation, AnAbsorbedAddIsUnverifiedNotFailed) {
       python_scope("from tinygrad import Tensor\nx = Tensor([3.0, -4.0])\nb = Tensor([0.25, 0.5])\nc = Tensor([7.0, 8.0])\n");
   trace =
       tl::tinygrad::trace(py::eval("lambda x, b, c: x * 2 + b + c", small), py::make_tuple(small["x"], small["b"], small["c"]));
-  status = trace.validate(own_outputs(trace));
+  status = validate(trace, own_outputs(trace));
   for (const Decision& d : status.decisions) EXPECT_NE(d.verdict, DecisionVerdict::Unverified) << d.label << ": " << d.reason;
   const std::size_t add = first_op_named(trace, "ADD");
   Op& op = trace.ops[add];
   op.parents[1].op = op.parents[0].op;  // the add now reads one operand twice: the replay must notice
-  EXPECT_EQ(trace.validate(own_outputs(trace)).state, ValidationState::Failed);
+  EXPECT_EQ(validate(trace, own_outputs(trace)).state, ValidationState::Failed);
 }
 
 // Two parents swapped in a saved trace (same shapes, so only the wiring is wrong) fail.
 TEST(Validation, SwappedParentsFail) {
   py::dict scope = python_scope("from tinygrad import Tensor\nx = Tensor([3.0, -4.0])\ny = Tensor([0.25, 0.5])\n");
   Trace trace = tl::tinygrad::trace(py::eval("lambda x, y: x - y", scope), py::make_tuple(scope["x"], scope["y"]));
-  ASSERT_EQ(trace.validate(own_outputs(trace)).state, ValidationState::Passed);
+  ASSERT_EQ(validate(trace, own_outputs(trace)).state, ValidationState::Passed);
   for (Op& op : trace.ops) {
     if (op.parents.size() != 2) continue;
     std::swap(op.parents[0].op, op.parents[1].op);
-    const ValidationStatus status = trace.validate(own_outputs(trace));
+    const ValidationStatus status = validate(trace, own_outputs(trace));
     EXPECT_EQ(status.state, ValidationState::Failed) << op.label;
     EXPECT_NE(status.message.find(op.label), std::string::npos) << status.message;
     std::swap(op.parents[0].op, op.parents[1].op);
@@ -209,11 +212,11 @@ v = Tensor(rng.uniform(-2, 2, (1000,)).astype(np.float32))
   };
   for (const auto& [forward, inputs] : forwards) {
     Trace trace = tl::tinygrad::trace(py::eval(forward, scope), inputs);
-    ASSERT_EQ(trace.validate(own_outputs(trace)).state, ValidationState::Passed) << forward;
+    ASSERT_EQ(validate(trace, own_outputs(trace)).state, ValidationState::Passed) << forward;
     const std::vector<Payload> truth = own_outputs(trace);
     const std::size_t reduce = first_op_named(trace, "REDUCE");
     trace.ops[reduce].out->bytes[0] ^= 0x01;  // the lowest mantissa bit of element 0: one ulp
-    const ValidationStatus status = trace.validate(truth);
+    const ValidationStatus status = validate(trace, truth);
     EXPECT_EQ(status.state, ValidationState::Failed) << forward;
     EXPECT_NE(status.message.find(trace.ops[reduce].label), std::string::npos) << status.message;
   }
@@ -235,7 +238,7 @@ l = Tensor(np.random.default_rng(1).uniform(-2, 2, (1000,)).astype(np.float32))
        {"lambda x, l: x.reshape(-1).repeat(8).sum()", "lambda x, l: (x.softmax(-1), x.log_softmax(-1), l.softmax(0))"}) {
     Trace trace = tl::tinygrad::trace(py::eval(forward, scope), py::make_tuple(scope["x"], scope["l"]));
     const std::vector<Payload> truth = own_outputs(trace);
-    const ValidationStatus status = trace.validate(truth);
+    const ValidationStatus status = validate(trace, truth);
     ASSERT_EQ(status.state, ValidationState::Passed) << forward << ": " << status.message;
     std::optional<std::size_t> as_eager;
     for (const Decision& d : status.decisions) {
@@ -243,7 +246,7 @@ l = Tensor(np.random.default_rng(1).uniform(-2, 2, (1000,)).astype(np.float32))
     }
     ASSERT_TRUE(as_eager) << forward;
     trace.ops[*as_eager].out->bytes[0] ^= 0x01;
-    const ValidationStatus wrong = trace.validate(truth);
+    const ValidationStatus wrong = validate(trace, truth);
     EXPECT_EQ(wrong.state, ValidationState::Failed) << forward;
     EXPECT_NE(wrong.message.find(trace.ops[*as_eager].label), std::string::npos) << wrong.message;
   }
@@ -261,7 +264,7 @@ y = Tensor(rng.uniform(-2, 2, (64, 64)).astype(np.float32))
 )PY");
   Trace trace = tl::tinygrad::trace(py::eval("lambda x, y: x @ y", scope), py::make_tuple(scope["x"], scope["y"]));
   const std::size_t expand = first_op_named(trace, "EXPAND");
-  const ValidationStatus status = trace.validate(own_outputs(trace));
+  const ValidationStatus status = validate(trace, own_outputs(trace));
   ASSERT_EQ(status.state, ValidationState::Passed) << status.message;
   bool on_host = false;
   for (const Decision& d : status.decisions)
@@ -269,9 +272,32 @@ y = Tensor(rng.uniform(-2, 2, (64, 64)).astype(np.float32))
   EXPECT_TRUE(on_host);
   Payload& payload = *trace.ops[expand].out;
   payload.bytes[payload.bytes.size() / 2 + 5] ^= 0x01;  // one element, past the first 1,024 any check samples
-  const ValidationStatus changed = trace.validate(own_outputs(trace));
+  const ValidationStatus changed = validate(trace, own_outputs(trace));
   EXPECT_EQ(changed.state, ValidationState::Failed);
   EXPECT_NE(changed.message.find(trace.ops[expand].label), std::string::npos) << changed.message;
+}
+
+// 64-bit integers replay as integers of their width: near 2^63 (where a double steps by 1,024) an
+// intermediate one off in its last bit fails its replay, for int64 and uint64 alike.
+TEST(Validation, ASixtyFourBitIntegerOneLowBitOffFailsItsReplay) {
+  py::dict scope = python_scope(R"PY(
+from tinygrad import Tensor, dtypes
+signed = Tensor([2**62 + 7, -(2**63) + 9, 5], dtype=dtypes.int64)
+unsigned = Tensor([2**63 + 7, 2**64 - 9, 5], dtype=dtypes.uint64)
+)PY");
+  for (const char* input : {"signed", "unsigned"}) {
+    Trace trace = tl::tinygrad::trace(py::eval("lambda x: (x + 3) * 1 + 2", scope), py::make_tuple(scope[input]));
+    ASSERT_EQ(validate(trace, own_outputs(trace)).state, ValidationState::Passed) << input;
+    Op& intermediate = trace.ops[first_op_named(trace, "ADD")];  // x + 3
+    Payload& payload = *intermediate.out;
+    const double widened = payload.element(0);
+    payload.bytes[0] ^= 0x01;  // element 0's last bit
+    ASSERT_EQ(payload.element(0), widened) << input << ": widened to double, the change is invisible";
+    const ValidationStatus status = validate(trace, own_outputs(trace));
+    EXPECT_EQ(status.state, ValidationState::Failed) << input;
+    EXPECT_NE(status.message.find("op " + intermediate.label), std::string::npos) << status.message;
+    EXPECT_NE(status.message.find("failed replay"), std::string::npos) << status.message;
+  }
 }
 
 // A sum over an empty slice is a zero whatever the slice would hold: perturbing the empty parent
@@ -280,7 +306,7 @@ TEST(Validation, AnEmptyParentIsUnverifiedWithItsReason) {
   py::dict scope = python_scope("from tinygrad import Tensor\nx = Tensor([[1.0, 2.0], [3.0, 4.0]])\n");
   const Trace trace =
       tl::tinygrad::trace(py::eval("lambda x: x + x[:, 0:0].sum(axis=1, keepdim=True)", scope), py::make_tuple(scope["x"]));
-  const ValidationStatus status = trace.validate(own_outputs(trace));
+  const ValidationStatus status = validate(trace, own_outputs(trace));
   EXPECT_EQ(status.state, ValidationState::Passed) << status.message;
   bool empty_unverified = false;
   for (const Decision& d : status.decisions) {
@@ -299,15 +325,15 @@ TEST(Validation, AForwardThatComputesNothingIsCheckedByItsGroundTruth) {
   for (const auto& [forward, input] :
        {std::pair{"lambda x: x.flip(())", "x"}, {"lambda x: x.cumsum(0)", "z"}, {"lambda x: x", "x"}}) {
     const Trace trace = tl::tinygrad::trace(py::eval(forward, scope), py::make_tuple(scope[input]));
-    const ValidationStatus status = trace.validate(own_outputs(trace));
+    const ValidationStatus status = validate(trace, own_outputs(trace));
     EXPECT_EQ(status.replayed, 0u) << forward;
     EXPECT_EQ(status.state, ValidationState::Passed) << forward << ": " << status.message;
-    EXPECT_TRUE(trace.validate_forward_pass(own_outputs(trace))) << forward;
+    EXPECT_TRUE(validate_forward_pass(trace, own_outputs(trace))) << forward;
   }
   const Trace trace = tl::tinygrad::trace(py::eval("lambda x: x.flip(())", scope), py::make_tuple(scope["x"]));
   std::vector<Payload> wrong = own_outputs(trace);
   wrong[0].bytes[0] ^= 0x01;
-  const ValidationStatus status = trace.validate(wrong);
+  const ValidationStatus status = validate(trace, wrong);
   EXPECT_EQ(status.state, ValidationState::Failed);
   EXPECT_NE(status.message.find("ground_truth"), std::string::npos) << status.message;
 }
@@ -319,7 +345,7 @@ TEST(Validation, AuditOnlyTraceRefusesBeforeDoingAnything) {
   Trace loaded = Trace::load(directory);
   EXPECT_FALSE(loaded.has_live_payloads());
   try {
-    loaded.validate(own_outputs(loaded));
+    validate(loaded, own_outputs(loaded));
     FAIL() << "validated an audit-only trace";
   } catch (const BackendUnsupportedError& error) {
     EXPECT_EQ(error.code_name(), "live_payloads_required");
