@@ -101,8 +101,7 @@ std::vector<Payload> TinygradLiveGraph::alone_values(const Trace& trace, const s
   with_python_errors([&] {
     py::list indices;
     for (std::size_t index : ops) indices.append(index);
-    const py::tuple answer = backend_module("tl_alone").attr("alone")(live_, payload_views(trace), indices);
-    const py::list values = answer[0];
+    const py::list values = backend_module("tl_evaluation").attr("alone")(live_, payload_views(trace), indices);
     for (std::size_t k = 0; k < ops.size(); ++k) {
       const Op& op = trace.ops[ops[k]];
       result.push_back(payload_from_value(values[k][py::int_(0)], op.dtype, op.shape, op.label + " evaluated alone",
@@ -112,11 +111,11 @@ std::vector<Payload> TinygradLiveGraph::alone_values(const Trace& trace, const s
   return result;
 }
 
-std::vector<std::size_t> TinygradLiveGraph::chained_ops(const Trace& trace) const {
+std::vector<std::size_t> TinygradLiveGraph::judged_ops(const Trace& trace) const {
   std::vector<std::size_t> ops;
   with_python_errors([&] {
-    const py::list chained = backend_module("tl_alone").attr("judged_ops")(live_);
-    for (py::handle index : chained) {
+    const py::list judged = backend_module("tl_evaluation").attr("judged_ops")(live_);
+    for (py::handle index : judged) {
       const auto i = index.cast<std::size_t>();
       if (trace.ops[i].kind == OpKind::Compute) ops.push_back(i);
     }

@@ -38,7 +38,7 @@ class TinygradLiveGraph : public LiveGraph {
   std::vector<double> losses(const Trace& trace, const GradOptions& options,
                              const std::vector<std::map<std::size_t, Payload>>& replacements) const override;
   std::vector<Payload> alone_values(const Trace& trace, const std::vector<std::size_t>& ops) const override;
-  std::vector<std::size_t> chained_ops(const Trace& trace) const override;
+  std::vector<std::size_t> judged_ops(const Trace& trace) const override;
 
  private:
   std::vector<pybind11::object> uops_;

@@ -85,9 +85,9 @@ class LiveGraph {
   // Each listed op's value as the framework gives that op realized on its own, afresh over the
   // trace's leaves: what the capture's payloads are checked against.
   virtual std::vector<Payload> alone_values(const Trace& trace, const std::vector<std::size_t>& ops) const = 0;
-  // The ops whose payloads the capture assembled from other ops' saved values (a chain cut into
-  // steps) rather than computing each as the framework computes it alone: what alone_values checks.
-  virtual std::vector<std::size_t> chained_ops(const Trace& trace) const = 0;
+  // Every op whose payload the capture computed (not a leaf, a view or an output), whatever its
+  // plan: what alone_values checks.
+  virtual std::vector<std::size_t> judged_ops(const Trace& trace) const = 0;
 };
 
 }  // namespace tl

@@ -286,7 +286,7 @@ class ToyLiveGraph : public LiveGraph {
   }
 
   // toygrad computes every op from its parents' values: all are chained.
-  std::vector<std::size_t> chained_ops(const Trace& trace) const override {
+  std::vector<std::size_t> judged_ops(const Trace& trace) const override {
     std::vector<std::size_t> ops;
     for (const Op& op : trace.ops) {
       if (op.kind == OpKind::Compute) ops.push_back(op.index);

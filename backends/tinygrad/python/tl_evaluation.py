@@ -732,14 +732,12 @@ def rebuilt(live: Live, payloads: list, replacements: dict | None = None, frozen
   return dict(zip(live.nodes, sink.src))
 
 
-def chained_ops(live: Live) -> list:
-  """The ops the capture computed from other ops' buffers, which the cells hold against their values
-  alone: every computed op except views (exact over an exact parent), what eager's schedule realized,
-  and faithful ops that read no other op's buffer (a reduction, an output: its whole graph in a
-  schedule of its own, as tinygrad computes it alone). A faithful op whose context holds a shared node
-  does read that node's buffer (where the plan expects tinygrad to realize it), so it is listed."""
-  return [i for i, u in enumerate(live.nodes) if u in live.requested and u not in live.eager_map and u.op in CHAINABLE
-          and (u not in live.plan.faithful or live.plan.context.get(u, frozenset()) - {u})]
+def judged_ops(live: Live) -> list:
+  """The ops the cells hold against their values alone: every op the capture computed, whatever its
+  plan (not an input or a buffer constant, whose payload is a leaf; not a view, its parent's payload
+  moved; not what eager's schedule realized, whose payload is eager's own value)."""
+  return [i for i, u in enumerate(live.nodes)
+          if u in live.requested and u not in live.eager_map and u.op not in VIEWS and not live.data_leaf(u)]
 
 
 def alone(live: Live, payloads: list, ops: list) -> list:
