@@ -91,6 +91,43 @@ def default_init_mlp():
         return lambda x: l2(l1(x).gelu()).softmax()
     return build, Tensor(np.arange(512, dtype=np.float32).reshape(8, 64) * 0.01 - 2.0)
 
+# Issue 35's deep MLP stack: `depth` layers (h @ W + b).gelu(), W 32x32 and b realized, batch 4,
+# ending h.sum(-1).softmax().
+def mlp_stack(depth):
+    Tensor.manual_seed(11)
+    weights = [Tensor.randn(32, 32).realize() for _ in range(depth)]
+    biases = [Tensor.randn(32).realize() for _ in range(depth)]
+    def forward(x):
+        h = x
+        for w, b in zip(weights, biases):
+            h = (h @ w + b).gelu()
+        return h.sum(-1).softmax()
+    return forward, Tensor.randn(4, 32).realize()
+
+# A whole tinygrad.llm Transformer of `depth` blocks (width 32, 4 heads over 2 KV heads, realized
+# seeded weights) over 8 tokens: embedding, blocks, output norm, logits (no sampling).
+def llm(depth):
+    from tinygrad.llm.model import Transformer, TransformerConfig
+    Tensor.manual_seed(11)
+    config = TransformerConfig(num_blocks=depth, dim=32, hidden_dim=64, n_heads=4, n_kv_heads=2, norm_eps=1e-5, vocab_size=64,
+                               head_dim=8, rope_theta=10000.0, rope_dim=8, v_head_dim=8, max_context=16)
+    model = Transformer(config)
+    for p in nn.state.get_parameters(model): p.realize()
+    def forward(tokens):
+        x = model.token_embd(tokens).float()
+        for block in model.blk: x = block(x, 0)
+        return model.output(model.output_norm(x))
+    return forward, Tensor([[1, 7, 12, 3, 30, 41, 5, 63]])
+
+# Issue 35's mul-add chain: `depth` steps of a * 1.0001 + 0.0001 over 256 floats (tinygrad folds
+# nothing here: each step reads the last).
+def muladd(depth):
+    def forward(a):
+        for _ in range(depth):
+            a = a * 1.0001 + 0.0001
+        return a
+    return forward, fixed(256, scale=0.01)
+
 # For memory: elementwise steps over a wide vector, so payload bytes dominate the graph's own size.
 def wide(depth):
     def forward(x):
@@ -292,6 +329,14 @@ int main(int argc, char** argv) {
   for (int depth : {1, 4, 15}) add("PerOpRealize", "chain", depth);
   for (int steps : {10, 30, 100}) add("PerOpRealize", "elementwise", steps);
   add("CaptureMemory", "wide", 4);
+  // Issue 35: capture, validation and grads against eager as depth grows.
+  for (const char* kind : {"EagerForward", "Capture", "ReplayValidation", "DerivedGrads"}) {
+    for (int depth : {1, 2, 4, 8, 16, 32}) add(kind, "mlp_stack", depth);
+    for (int depth : {1, 2, 4, 8}) add(kind, "llm", depth);
+  }
+  for (const char* kind : {"EagerForward", "Capture", "CaptureMemory"}) {
+    for (int steps : {100, 400, 1600}) add(kind, "muladd", steps);
+  }
   for (const char* kind : {"EagerForwardFresh", "CaptureFresh"}) add_fresh(kind, "default_init_mlp");
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

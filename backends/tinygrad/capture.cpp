@@ -7,7 +7,11 @@
 //   host_views.h         every payload from the one evaluation, views derived on the host.
 #include "backends/tinygrad/capture.h"
 
+#include <functional>
 #include <memory>
+#include <optional>
+#include <regex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -21,6 +25,7 @@
 #include "backends/tinygrad/runtime.h"
 #include "backends/tinygrad/tinygrad_api.h"
 #include "harness/backend/python_runtime.h"
+#include "harness/model/errors.h"
 
 namespace tl::tinygrad {
 namespace {
@@ -55,6 +60,33 @@ py::set preexisting_uops(const TinygradApi& api) {
   return preexisting;
 }
 
+// The traceback's last frame inside tinygrad's package ("tinygrad/uop/ops.py:412 in shrink"), else
+// its last frame: the call that raised.
+std::string raising_call(const std::string& traceback) {
+  static const std::regex frame(R"re(File "([^"]*)", line (\d+), in (\S+))re");
+  std::string last, last_tinygrad;
+  for (auto it = std::sregex_iterator(traceback.begin(), traceback.end(), frame); it != std::sregex_iterator(); ++it) {
+    const std::string file = (*it)[1].str();
+    const auto package = file.rfind("/tinygrad/");
+    last = file + ":" + (*it)[2].str() + " in " + (*it)[3].str();
+    const bool ours = file.find("backends/tinygrad/python/") != std::string::npos;  // the backend's own modules
+    if (package != std::string::npos && !ours) last_tinygrad = file.substr(package + 1) + ":" + (*it)[2].str() + " in " + (*it)[3].str();
+  }
+  if (!last_tinygrad.empty()) return last_tinygrad;
+  return last.empty() ? "an unknown call (no traceback)" : last;
+}
+
+// Runs one stage of the capture's own machinery: a Python exception escaping it is the backend's
+// failure (CaptureMachineryError), never passed off as the forward's. Ctrl-C stays an interrupt.
+void machinery(const std::string& stage, const std::function<void()>& body) {
+  try {
+    with_python_errors(body);
+  } catch (const PythonError& error) {
+    if (error.type() == "KeyboardInterrupt") throw;
+    throw CaptureMachineryError("tinygrad", stage, raising_call(error.traceback()), error);
+  }
+}
+
 // Runs the forward once, lazily, under the guards (undone when the call returns), and returns the
 // UOps of its output Tensors.
 std::vector<py::object> forward_roots(const TinygradApi& api, const py::object& fn, const py::tuple& args) {
@@ -87,23 +119,30 @@ Trace capture(const py::object& fn, const py::tuple& args, const TraceOptions& o
   trace.framework_version = runtime.version;
   trace.device = runtime.device;
   trace.options = options;  // what the capture was asked for: a saved .tlspec records it
-  with_python_errors([&] {
-    const TinygradApi api;
-    refuse_without_tensor_input(args, api.Tensor);
-    py::dict input_positions = tensor_input_positions(api, args);
-    py::set preexisting = preexisting_uops(api);
-    const std::vector<py::object> roots = inline_function_calls(api, forward_roots(api, fn, args));
-    GraphWalker walker(api, std::move(input_positions), std::move(preexisting));
-    walker.walk(roots);
-    walker.walk(input_uops(walker.input_positions()));
-    record_ops(walker, options, trace);
-    refuse_oversized_payloads(trace);
-    refuse_unrealizable_constants(walker.nodes(), trace, runtime.device);
-    OpPayloads payloads = op_payloads(walker, trace, roots, trace.stats);
+  std::optional<TinygradApi> api;
+  std::optional<GraphWalker> walker;
+  std::vector<py::object> forward;
+  with_python_errors([&] {  // the forward's own exceptions stay the forward's
+    api.emplace();
+    refuse_without_tensor_input(args, api->Tensor);
+    walker.emplace(*api, tensor_input_positions(*api, args), preexisting_uops(*api));
+    forward = forward_roots(*api, fn, args);
+  });
+  std::vector<py::object> roots;
+  machinery("inlining tinygrad's function calls", [&] { roots = inline_function_calls(*api, forward); });
+  machinery("walking the graph", [&] {
+    walker->walk(roots);
+    walker->walk(input_uops(walker->input_positions()));
+    record_ops(*walker, options, trace);
+  });
+  refuse_oversized_payloads(trace);
+  machinery("evaluating the payloads in one run", [&] {
+    refuse_unrealizable_constants(walker->nodes(), trace, runtime.device);
+    OpPayloads payloads = op_payloads(*walker, trace, roots, trace.stats);
     for (Op& op : trace.ops) op.out = std::move(payloads.payloads[op.index]);
-    for (const py::object& root : roots) trace.outputs.push_back(walker.index_of(root));
-    trace.device = computed_on(walker, trace, runtime.device);
-    if (trace.device == "PYTHON") trace.live = std::make_shared<TinygradLiveGraph>(walker.nodes(), payloads.live);
+    for (const py::object& root : roots) trace.outputs.push_back(walker->index_of(root));
+    trace.device = computed_on(*walker, trace, runtime.device);
+    if (trace.device == "PYTHON") trace.live = std::make_shared<TinygradLiveGraph>(walker->nodes(), payloads.live);
   });
   return trace;
 }

@@ -32,6 +32,32 @@ class PythonError : public std::runtime_error {
   std::shared_ptr<const pybind11::error_already_set> original_;
 };
 
+// A capture failed in the backend's own machinery after the forward returned (inlining, the graph
+// walk, the evaluation of payloads): the backend's bug, not the forward's. Names the stage, the
+// framework call that raised (the traceback's last frame inside the framework's package) and what
+// to do; keeps the Python error's type and traceback.
+class CaptureMachineryError : public std::runtime_error {
+ public:
+  CaptureMachineryError(const std::string& backend, std::string stage, std::string framework_call, const PythonError& cause)
+      : std::runtime_error("the " + backend + " capture failed in its own machinery while " + stage +
+                           ", after the forward returned: " + cause.what() + " (raised in " + framework_call +
+                           "). The forward is not at fault: if its eager run (realizing its outputs) gives a value, this "
+                           "is a bug of the " +
+                           backend + " backend; report it with the forward and this error's traceback, and meanwhile "
+                           "trace a smaller part of the model."),
+        stage_(std::move(stage)),
+        framework_call_(std::move(framework_call)),
+        type_(cause.type()),
+        traceback_(cause.traceback()) {}
+  const std::string& stage() const { return stage_; }
+  const std::string& framework_call() const { return framework_call_; }
+  const std::string& type() const { return type_; }
+  const std::string& traceback() const { return traceback_; }
+
+ private:
+  std::string stage_, framework_call_, type_, traceback_;
+};
+
 // The environment cannot host the backend (no venv, tinygrad imported from elsewhere, ...).
 class EnvironmentError : public std::runtime_error {
  public:

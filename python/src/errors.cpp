@@ -44,6 +44,10 @@ void translate(std::exception_ptr thrown) {
       return;
     }
     raise("PythonError", error.what(), py::dict(py::arg("type_name") = error.type(), py::arg("traceback") = error.traceback()));
+  } catch (const CaptureMachineryError& error) {
+    raise("CaptureError", error.what(),
+          py::dict(py::arg("stage") = error.stage(), py::arg("framework_call") = error.framework_call(),
+                   py::arg("type_name") = error.type(), py::arg("traceback") = error.traceback()));
   } catch (const EnvironmentError& error) {
     raise("BackendEnvironmentError", error.what(), py::dict());
   } catch (const TlspecError& error) {

@@ -20,6 +20,7 @@ __all__ = [
     "PythonError",
     "TlspecError",
     "FileWriteError",
+    "CaptureError",
     "registry",
 ]
 
@@ -131,6 +132,25 @@ class FileWriteError(TlconformError, OSError):
 
     def __str__(self) -> str:
         return str(self.strerror)
+
+
+class CaptureError(TlconformError, RuntimeError):
+    """A capture failed in the backend's own machinery after the forward returned (not an exception
+    of the forward): a bug of the backend, to report with the forward and ``.traceback``.
+
+    Attributes:
+        stage: what the capture was doing, e.g. ``"walking the graph"``.
+        framework_call: the framework call that raised, e.g. ``"tinygrad/uop/ops.py:412 in shrink"``.
+        type_name: the Python exception's type name, e.g. ``"ValueError"``.
+        traceback: its formatted traceback.
+    """
+
+    def __init__(self, message: str, *, stage: str = "", framework_call: str = "", type_name: str = "", traceback: str = "") -> None:
+        super().__init__(message)
+        self.stage = stage
+        self.framework_call = framework_call
+        self.type_name = type_name
+        self.traceback = traceback
 
 
 def registry() -> List["_core.RefusalInfo"]:

@@ -123,3 +123,27 @@ def test_a_save_with_no_room_is_a_typed_error_naming_the_path_and_the_free_space
     assert str(target) in result.stdout
     assert "free on its filesystem" in result.stdout
     assert not target.exists()
+
+
+def test_a_failure_of_the_captures_own_machinery_is_a_capture_error():
+    """Issue 35.4: an exception raised after the forward returned, inside the capture's own work (here
+    tinygrad's run_linear planted to raise), is a CaptureError naming the stage and the call, not the
+    forward's error."""
+    result = run_python(
+        "from tinygrad import Tensor\n"
+        "import tinygrad.engine.realize as realize_module\n"
+        "import tlconform as tl\n"
+        "def planted(*args, **kwargs):\n"
+        "    raise ValueError('planted')\n"
+        "realize_module.run_linear = planted\n"
+        "try:\n"
+        "    tl.trace(lambda x: (x + 1).relu(), Tensor([1.0, 2.0]))\n"
+        "except tl.errors.CaptureError as error:\n"
+        "    assert isinstance(error, tl.errors.TlconformError) and not isinstance(error, tl.errors.PythonError)\n"
+        "    print('typed', error.stage, '|', error.framework_call, '|', error.type_name)\n"
+        "    print(error)\n"
+    )
+    assert result.returncode == 0, result.stderr
+    assert "typed evaluating the payloads in one run | " in result.stdout, result.stdout
+    assert "in planted | ValueError" in result.stdout, result.stdout
+    assert "report it with the forward" in result.stdout

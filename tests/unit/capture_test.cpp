@@ -272,5 +272,37 @@ TEST(Capture, PythonErrorsKeepTheirTraceback) {
   }
 }
 
+// An exception raised by the capture's own machinery after the forward returned is not passed off as
+// the forward's: it is a CaptureMachineryError naming the stage, the call that raised and what to do
+// (issue 35 item 4). Here tinygrad's run_linear, which only the capture's one evaluation calls after
+// a lazy forward, is planted to raise.
+TEST(Capture, AnExceptionOfTheCapturesOwnMachineryIsTypedAndNamesItsStageAndCall) {
+  py::dict scope = python_scope(R"PY(
+from tinygrad import Tensor
+import tinygrad.engine.realize as realize_module
+original_run_linear = realize_module.run_linear
+def planted_run_linear(*args, **kwargs):
+    raise ValueError("planted in run_linear")
+x = Tensor([1.0, 2.0])
+)PY");
+  py::exec("realize_module.run_linear = planted_run_linear", scope);
+  bool typed = false;
+  try {
+    tl::tinygrad::trace(py::eval("lambda x: (x + 1).relu()", scope), py::make_tuple(scope["x"]));
+  } catch (const CaptureMachineryError& error) {
+    typed = true;
+    const std::string message = error.what();
+    EXPECT_NE(message.find("own machinery while evaluating the payloads"), std::string::npos) << message;
+    EXPECT_NE(message.find("ValueError: planted in run_linear"), std::string::npos) << message;
+    EXPECT_NE(message.find("report it with the forward"), std::string::npos) << message;
+    EXPECT_NE(error.framework_call().find("in planted_run_linear"), std::string::npos) << error.framework_call();
+    EXPECT_EQ(error.type(), "ValueError");
+  } catch (const std::exception& error) {
+    ADD_FAILURE() << "untyped: " << error.what();
+  }
+  py::exec("realize_module.run_linear = original_run_linear", scope);
+  EXPECT_TRUE(typed);
+}
+
 }  // namespace
 }  // namespace tl
