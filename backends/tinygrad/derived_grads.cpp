@@ -115,10 +115,7 @@ std::vector<std::size_t> TinygradLiveGraph::judged_ops(const Trace& trace) const
   std::vector<std::size_t> ops;
   with_python_errors([&] {
     const py::list judged = backend_module("tl_evaluation").attr("judged_ops")(live_);
-    for (py::handle index : judged) {
-      const auto i = index.cast<std::size_t>();
-      if (trace.ops[i].kind == OpKind::Compute) ops.push_back(i);
-    }
+    for (py::handle index : judged) ops.push_back(index.cast<std::size_t>());
   });
   return ops;
 }

@@ -24,7 +24,7 @@ Check check_model_afterwards(const RowCapture& capture, const EagerRun& eager);
 // bit, what the framework gives that op realized on its own. Up to kAloneLimit ops are all checked;
 // beyond, an even spread of that many, and the message says it is a sample.
 Check check_payloads_equal_alone(const Trace& trace);
-constexpr std::size_t kAloneLimit = 48;
+constexpr std::size_t kAloneLimit = 32;
 // The row's `expect.output` / `expect.outputs` values.
 Check check_expected_output(const RosterRow& row, const Trace& trace);
 Check check_constant_kinds(const RosterRow& row, const Trace& trace);

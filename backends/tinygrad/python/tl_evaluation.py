@@ -662,10 +662,15 @@ def _capture(nodes, requested_mask, roots, apply_map) -> Captured:
   builder = Builder(plan, frontier=lambda u: request(u) if u in wanted else None, leaf=leaf,
                     whole=lambda u, given: without_writes(u.substitute(given, walk=True)) if given else leaf(u))
 
+  recorded = set(nodes)
+
   def request(u):
     if u not in request_of:
       request_of[u] = r = in_range(builder.value(u)).contiguous()
-      requests.add(r, private=u in plan.faithful or bool(plan.context.get(u)))
+      # A lazy constant (a weight drawn with contiguous=False) is computed in a schedule of its own,
+      # as alone: tinygrad draws two lazy random expressions realized in one kernel alike.
+      lazy_constant = not any(s in recorded for s in u.src) and u.base.op not in (Ops.BUFFER, Ops.COPY)
+      requests.add(r, private=u in plan.faithful or bool(plan.context.get(u)) or lazy_constant)
     return request_of[u]
 
   # Eager's schedule of the outputs (it runs last); what it realizes is read from it.
