@@ -70,7 +70,8 @@ std::string raising_call(const std::string& traceback) {
     const auto package = file.rfind("/tinygrad/");
     last = file + ":" + (*it)[2].str() + " in " + (*it)[3].str();
     const bool ours = file.find("backends/tinygrad/python/") != std::string::npos;  // the backend's own modules
-    if (package != std::string::npos && !ours) last_tinygrad = file.substr(package + 1) + ":" + (*it)[2].str() + " in " + (*it)[3].str();
+    if (package != std::string::npos && !ours)
+      last_tinygrad = file.substr(package + 1) + ":" + (*it)[2].str() + " in " + (*it)[3].str();
   }
   if (!last_tinygrad.empty()) return last_tinygrad;
   return last.empty() ? "an unknown call (no traceback)" : last;

@@ -43,7 +43,8 @@ class CaptureMachineryError : public std::runtime_error {
                            ", after the forward returned: " + cause.what() + " (raised in " + framework_call +
                            "). The forward is not at fault: if its eager run (realizing its outputs) gives a value, this "
                            "is a bug of the " +
-                           backend + " backend; report it with the forward and this error's traceback, and meanwhile "
+                           backend +
+                           " backend; report it with the forward and this error's traceback, and meanwhile "
                            "trace a smaller part of the model."),
         stage_(std::move(stage)),
         framework_call_(std::move(framework_call)),
