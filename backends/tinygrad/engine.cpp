@@ -155,6 +155,18 @@ class TinygradEngine : public Engine {
     return state;
   }
 
+  std::vector<std::pair<std::string, Payload>> held_state(const RowObjects& objects) override {
+    std::vector<std::pair<std::string, Payload>> state;
+    with_python_errors([&] {
+      const EvaluationContext evaluation;
+      for (py::handle entry : probes()["held_tensors"](objects.forward)) {
+        const py::tuple named = py::reinterpret_borrow<py::tuple>(entry);
+        state.emplace_back(named[0].cast<std::string>(), payload_of_tensor(named[1]));
+      }
+    });
+    return state;
+  }
+
   // All outputs in one realize, as one eager forward realizes them, and read exactly.
   std::vector<Payload> run_eagerly(const RowObjects& objects) override {
     std::vector<Payload> payloads;

@@ -78,6 +78,9 @@ class Engine {
   virtual std::unique_ptr<EvaluationWatch> watch_evaluations() = 0;
   // The framework's RNG state (seeds and counters) as text.
   virtual std::string rng_state() = 0;
+  // Every tensor `objects` hold (a layer's weights and running statistics, a KV cache), by a name
+  // stable across twins built from the same row, read exactly: what a forward may have written.
+  virtual std::vector<std::pair<std::string, Payload>> held_state(const RowObjects& objects) = 0;
   // Calls the forward eagerly on `objects`, realizes its outputs together as one eager forward
   // does, and reads them exactly.
   virtual std::vector<Payload> run_eagerly(const RowObjects& objects) = 0;

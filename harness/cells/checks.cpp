@@ -148,6 +148,27 @@ Check check_model_afterwards(const RowCapture& capture, const EagerRun& eager) {
   return {"model_afterwards", true, "called again after the capture, the forward gives what a second eager call gives"};
 }
 
+Check check_state_afterwards(const RowCapture& capture, const EagerRun& eager) {
+  const auto& got = capture.state_after;
+  const auto& want = eager.state_after;
+  for (std::size_t i = 0; i < std::max(got.size(), want.size()); ++i) {
+    if (i >= got.size() || i >= want.size() || got[i].first != want[i].first) {
+      const std::string missing = i >= got.size() ? want[i].first : got[i].first;
+      return {"state_afterwards", false,
+              "the captured objects and the eager twin's hold different tensors (first: " + missing + ")"};
+    }
+    const Comparison comparison = compare(want[i].second, got[i].second);
+    if (!comparison.equal) {
+      return {"state_afterwards", false,
+              got[i].first + " after the capture differs from the eager twin's after one forward: " + comparison.message};
+    }
+  }
+  if (got.empty()) return {"state_afterwards", true, "the row's objects hold no tensors"};
+  return {"state_afterwards", true,
+          "the " + std::to_string(got.size()) +
+              " tensor(s) the row's objects hold equal the eager twin's after one forward, bit for bit"};
+}
+
 Check check_payloads_equal_alone(const Trace& trace) {
   const std::vector<std::size_t> judged = trace.live->judged_ops(trace);
   const bool sampled = judged.size() > kAloneLimit;

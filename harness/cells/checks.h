@@ -20,6 +20,9 @@ Check check_outputs_equal_eager(const Trace& trace, const EagerRun& eager);
 // The captured objects called again after the capture give what the eager twin's second call gives,
 // bit for bit: the capture left every tensor the forward reads as one eager forward leaves it.
 Check check_model_afterwards(const RowCapture& capture, const EagerRun& eager);
+// Every tensor the row's objects hold after the capture (weights, running statistics, KV caches,
+// assign targets) equals, bit for bit, what the eager twin's hold after one forward, name by name.
+Check check_state_afterwards(const RowCapture& capture, const EagerRun& eager);
 // Every op the capture computed (LiveGraph::judged_ops, whatever the capture's plan) equals, bit for
 // bit, what the framework gives that op realized on its own. Up to kAloneLimit ops are all checked;
 // beyond, an even spread of that many, and the message says it is a sample.

@@ -29,6 +29,7 @@ CellResult run_row_cell(BackendProtocol& backend, const RosterRow& row) {
     result.checks.push_back({"rng_state_equal_eager", same_rng,
                              same_rng ? "RNG state after the capture equals one eager forward"
                                       : "after capture: " + capture.rng_state + "; after eager: " + eager.rng_state});
+    result.checks.push_back(check_state_afterwards(capture, eager));
     result.checks.push_back(check_model_afterwards(capture, eager));
     result.checks.push_back(check_payloads_equal_alone(trace));
     if (row.expect.output || !row.expect.outputs.empty()) result.checks.push_back(check_expected_output(row, trace));

@@ -31,6 +31,7 @@ RowCapture capture_row(Engine& engine, const RosterRow& row) {
     result.observed_kernels = count.kernels;
   }
   result.rng_state = engine.rng_state();
+  result.state_after = engine.held_state(objects);
   // The captured objects called once more, as a user would call the model again.
   result.outputs_after = engine.run_eagerly(objects);
   return result;
@@ -42,6 +43,7 @@ EagerRun eager_row(Engine& engine, const RosterRow& row) {
   // All outputs in one realize, as one eager forward would; then read them, then the RNG.
   result.outputs = engine.run_eagerly(objects);
   result.rng_state = engine.rng_state();
+  result.state_after = engine.held_state(objects);
   result.second_outputs = engine.run_eagerly(objects);
   // Gradients as a user gets them right after a forward: on a twin of their own, nothing realized
   // before them (realizing the outputs first can make a gradient read them as buffers, another value).

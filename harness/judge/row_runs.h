@@ -23,6 +23,8 @@ struct RowCapture {
   int observed_evaluations = 0;    // framework evaluations the engine's watch saw during the capture
   long long observed_kernels = 0;  // kernels the framework reports executed during the capture
   std::string rng_state;           // the framework's RNG state after the capture
+  // Every tensor the row's objects hold after the capture (after rng_state was read), by name.
+  std::vector<std::pair<std::string, Payload>> state_after;
   // The row's own objects called again after the capture (after rng_state was read): what a second
   // eager call gives once the capture is done; with the model as one eager forward left it, the
   // same as an eager twin's second call.
@@ -33,7 +35,8 @@ struct RowCapture {
 struct EagerRun {
   std::vector<Payload> outputs;
   std::string rng_state;
-  std::vector<Payload> second_outputs;  // the forward called again on the same objects
+  std::vector<std::pair<std::string, Payload>> state_after;  // what the objects hold after the first call
+  std::vector<Payload> second_outputs;                       // the forward called again on the same objects
   // The framework's own gradients of the summed float outputs with respect to each float Tensor
   // argument (by argument position), on a twin nothing was realized on; empty when the framework
   // cannot differentiate the forward (`input_grads_error` says why).

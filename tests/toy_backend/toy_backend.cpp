@@ -474,6 +474,9 @@ class ToyEngine : public Engine {
 
   std::string rng_state() override { return "toygrad has no RNG"; }
 
+  // toygrad's objects hold no state a forward writes.
+  std::vector<std::pair<std::string, Payload>> held_state(const RowObjects&) override { return {}; }
+
   std::vector<Payload> run_eagerly(const RowObjects& objects) override {
     std::vector<Payload> outputs;
     with_python_errors([&] { outputs = outputs_of(glue(), objects.forward(*objects.inputs)); });

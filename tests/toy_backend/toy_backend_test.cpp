@@ -51,6 +51,7 @@ void expect_toy_card(const nlohmann::json& card, const std::string& context) {
                                             "one_evaluation",
                                             "outputs_equal_eager",
                                             "rng_state_equal_eager",
+                                            "state_afterwards",
                                             "model_afterwards",
                                             "payloads_equal_alone",
                                             "expected_output",

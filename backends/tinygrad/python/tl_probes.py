@@ -1,7 +1,7 @@
 """Probes the conformance cells use, kept apart from the backend's own bookkeeping: a counter around
 both doors to tinygrad's executor (`EvaluationProbe`), a snapshot of the state a refusal must leave
 as it was and what changed between two (`snapshot`, `changes`, one name in `PROBES` each), and
-tinygrad's RNG state as text (`rng_state`)."""
+tinygrad's RNG state as text (`rng_state`), and the tensors a row's objects hold (`held_tensors`)."""
 from __future__ import annotations
 
 import gc as _gc
@@ -79,3 +79,24 @@ def rng_state():
   for device in sorted(Tensor._device_rng_counters):
     parts.append(f"{device}.counter={Tensor._device_rng_counters[device].tolist()}")
   return ";".join(parts)
+
+
+_ROW_NAMES = {"Tensor", "dtypes", "nn", "np", "math", "source_dir", "forward"}
+
+
+def held_tensors(forward) -> list:
+  """Every tensor the row's objects hold, by name: each name the row's setup (or its inputs) bound, as
+  tinygrad's get_state_dict walks it (a layer's weights, BatchNorm's running statistics and
+  num_batches_tracked, a block's KV cache once made, an assign target): what a forward may write. In
+  name order; a name whose objects cannot be walked (a cycle too deep) is left out."""
+  import types
+  from tinygrad.nn.state import get_state_dict
+  found = []
+  for name, value in sorted(forward.__globals__.items()):
+    if name.startswith("__") or name in _ROW_NAMES or isinstance(value, (type, types.ModuleType, types.FunctionType)): continue
+    try:
+      state = get_state_dict(value, prefix=name + ".")
+    except RecursionError:
+      continue
+    found.extend(sorted(state.items()))
+  return found
