@@ -96,15 +96,18 @@ def _holds_reduce(u: UOp) -> bool:
 
 def _plain(live: Live, payloads: Payloads, shared: Builder, parents: dict, job: Job) -> UOp | bytes:
   u = live.nodes[job.op]
+  if u in live.eager_map and job.as_eager:
+    # the whole graphs of every op eager realized (its writes too: a BatchNorm's running statistics
+    # share the batch variance with the output), scheduled together as eager scheduled them, reading
+    # what eager's schedule realized of other ops
+    given = {n: payloads.eager(live.index[n]) for n in live.eager_map if n in live.index and n is not u}
+    return live.over_payloads(u, payloads.eager, given)
   if is_buffer_write(u):  # over its (buffer, value) parents' payloads, as a pure write
     buffer, value = (payloads.op(live.index[s]) if s in live.index else s for s in op_sources(u))
     return functional_write(u, buffer, value)
-  if u in live.eager_map:  # the capture took eager's value (an output, a CONTIGUOUS eager realized)
-    if not job.as_eager:  # first the op over its parents' payloads: what eager gives unless its kernel
-      return _local(live, payloads, parents, Job(op=job.op, local=True))  # summed in another order
-    # the whole graphs, scheduled together, reading what eager's schedule realized of other ops
-    given = {n: payloads.eager(live.index[n]) for n in live.eager_map if n in live.index and n is not u}
-    return live.over_payloads(u, payloads.eager, given)
+  if u in live.eager_map:  # the capture took eager's value (an output, a CONTIGUOUS eager realized):
+    # first the op over its parents' payloads, what eager gives unless its kernel summed in another order
+    return _local(live, payloads, parents, Job(op=job.op, local=True))
   if u.op not in CHAINABLE and u.op not in VIEWS:  # a CONTIGUOUS, a COPY: the op over its parents' payloads
     return u.replace(src=tuple(payloads.op(live.index[s]) if s in live.index else s for s in u.src))
   if u.op is Ops.EXPAND and u.src[0] in live.index and all(isinstance(d, int) for d in u.shape):
