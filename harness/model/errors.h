@@ -41,11 +41,11 @@ class CaptureMachineryError : public std::runtime_error {
   CaptureMachineryError(const std::string& backend, std::string stage, std::string framework_call, const PythonError& cause)
       : std::runtime_error("the " + backend + " capture failed in its own machinery while " + stage +
                            ", after the forward returned: " + cause.what() + " (raised in " + framework_call +
-                           "). The forward is not at fault: if its eager run (realizing its outputs) gives a value, this "
-                           "is a bug of the " +
+                           "). If the forward's eager run (realizing its outputs) gives a value, this is a bug of the " +
                            backend +
-                           " backend; report it with the forward and this error's traceback, and meanwhile "
-                           "trace a smaller part of the model."),
+                           " backend: report it with the forward and this error's traceback, and meanwhile "
+                           "trace a smaller part of the model; if the eager run raises it too, it is " +
+                           backend + "'s own limit."),
         stage_(std::move(stage)),
         framework_call_(std::move(framework_call)),
         type_(cause.type()),

@@ -46,19 +46,10 @@ void expect_toy_card(const nlohmann::json& card, const std::string& context) {
     EXPECT_FALSE(cell.contains("failed_checks")) << id << ": " << cell.dump();
   }
   // The config_built cells ran every check a tinygrad row runs.
-  const std::vector<std::string> row_checks{"capture",
-                                            "structure",
-                                            "one_evaluation",
-                                            "outputs_equal_eager",
-                                            "rng_state_equal_eager",
-                                            "state_afterwards",
-                                            "model_afterwards",
-                                            "payloads_equal_alone",
-                                            "expected_output",
-                                            "constant_kinds",
-                                            "replay_validation",
-                                            "derived_grads",
-                                            "tlspec_round_trip"};
+  const std::vector<std::string> row_checks{
+      "capture",           "structure",        "one_evaluation",       "outputs_equal_eager", "rng_state_equal_eager",
+      "state_afterwards",  "model_afterwards", "payloads_equal_alone", "expected_output",     "constant_kinds",
+      "replay_validation", "derived_grads",    "tlspec_round_trip"};
   EXPECT_EQ(cells["toy_mlp"].at("checks"), row_checks);
   EXPECT_EQ(cells["toy_mlp"].at("ops"), 6);       // x, w, b, matmul, add, relu
   EXPECT_EQ(cells["toy_literals"].at("ops"), 9);  // x, 3 consts, mul, add, relu, sum, mul

@@ -669,7 +669,8 @@ def _capture(nodes, requested_mask, roots, apply_map) -> Captured:
       request_of[u] = r = in_range(builder.value(u)).contiguous()
       # A lazy constant (a weight drawn with contiguous=False) is computed in a schedule of its own,
       # as alone: tinygrad draws two lazy random expressions realized in one kernel alike.
-      lazy_constant = not any(s in recorded for s in u.src) and u.base.op not in (Ops.BUFFER, Ops.COPY)
+      lazy_constant = (not any(s in recorded for s in u.src) and u.base.op not in (Ops.BUFFER, Ops.COPY)
+                       and any(n.op is Ops.BUFFER for n in u.toposort()))
       requests.add(r, private=u in plan.faithful or bool(plan.context.get(u)) or lazy_constant)
     return request_of[u]
 
@@ -739,10 +740,14 @@ def rebuilt(live: Live, payloads: list, replacements: dict | None = None, frozen
 
 def judged_ops(live: Live) -> list:
   """The ops the cells hold against their values alone: every op the capture computed, whatever its
-  plan (not an input or a buffer constant, whose payload is a leaf; not a view, its parent's payload
-  moved; not what eager's schedule realized, whose payload is eager's own value)."""
-  return [i for i, u in enumerate(live.nodes)
-          if u in live.requested and u not in live.eager_map and u.op not in VIEWS and not live.data_leaf(u)]
+  plan (not an input or a buffer constant, whose payload is a leaf; not a literal expression, which
+  reads no buffer; not a view, its parent's payload moved; not what eager's schedule realized, whose
+  payload is eager's own value)."""
+  reads_buffer: dict[UOp, bool] = {}  # a literal's expression is its payload: nothing to compute alone
+  for n in UOp.sink(*live.nodes).toposort():
+    reads_buffer[n] = n.op is Ops.BUFFER or any(reads_buffer.get(x, False) for x in n.src)
+  return [i for i, u in enumerate(live.nodes) if u in live.requested and u not in live.eager_map and u.op not in VIEWS
+          and not live.data_leaf(u) and reads_buffer.get(u, True)]
 
 
 def alone(live: Live, payloads: list, ops: list) -> list:
