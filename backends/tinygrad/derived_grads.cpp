@@ -111,7 +111,7 @@ std::vector<Payload> TinygradLiveGraph::alone_values(const Trace& trace, const s
   return result;
 }
 
-std::vector<std::size_t> TinygradLiveGraph::judged_ops(const Trace& trace) const {
+std::vector<std::size_t> TinygradLiveGraph::judged_ops(const Trace& /*trace*/) const {
   std::vector<std::size_t> ops;
   with_python_errors([&] {
     const py::list judged = backend_module("tl_evaluation").attr("judged_ops")(live_);
