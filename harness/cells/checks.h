@@ -24,7 +24,8 @@ Check check_model_afterwards(const RowCapture& capture, const EagerRun& eager);
 // assign targets) equals, bit for bit, what the eager twin's hold after one forward, name by name.
 Check check_state_afterwards(const RowCapture& capture, const EagerRun& eager);
 // Every op the capture computed (LiveGraph::judged_ops, whatever the capture's plan) equals, bit for
-// bit, what the framework gives that op realized on its own. Up to kAloneLimit ops are all checked;
+// bit but for a NaN's sign and payload (two programs), what the framework gives that op realized
+// on its own. Up to kAloneLimit ops are all checked;
 // beyond, an even spread of that many, and the message says it is a sample.
 Check check_payloads_equal_alone(const Trace& trace);
 constexpr std::size_t kAloneLimit = 32;
