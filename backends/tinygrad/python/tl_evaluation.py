@@ -103,6 +103,17 @@ class CutPlanner:
     self.matchers = (sym, symbolic_simple + get_late_rewrite_patterns(tuple(renderer.code_for_op.keys()), False))
     self.native = renderer.supported_dtypes()
     self.rewritten: dict[UOp, UOp | None] = {}
+    # placeholders are named by what they stand for, once per planner, so that a trial and the full
+    # neighbourhood name the same node alike and a cut never takes the name of another node
+    self.names: dict[tuple, str] = {}
+
+  def placeholder(self, u: UOp, views: tuple, cut: bool) -> UOp:
+    name = self.names.setdefault((u, views, cut), f"{'cut' if cut else 'p'}{len(self.names)}")
+    return UOp(Ops.DEFINE_VAR, u.dtype, arg=(name, u.dtype.min, u.dtype.max))
+
+  @staticmethod
+  def is_cut(u: UOp) -> bool:
+    return u.op is Ops.DEFINE_VAR and u.arg[0].startswith("cut")
 
   def rewrite(self, u: UOp) -> UOp | None:
     if u not in self.rewritten:
@@ -121,7 +132,6 @@ class CutPlanner:
     limit, an edge in `opaque`) a placeholder. Returns it and the edges of `opaque` it crossed."""
     memo: dict = {}
     crossed: set = set()
-    count = [0]
 
     def go(u, views, depth, consumer):
       if u.op in VIEWS or u.op in IDENTITY:
@@ -134,8 +144,7 @@ class CutPlanner:
       key = (u, views, cut)
       if key not in memo:
         if depth == 0 or cut or u.op not in EXPANDABLE or u.dtype.count != 1:
-          count[0] += 1
-          memo[key] = UOp(Ops.DEFINE_VAR, u.dtype, arg=(f"p{count[0]}", u.dtype.min, u.dtype.max))
+          memo[key] = self.placeholder(u, views, cut)
         else:
           memo[key] = UOp(u.op, u.dtype, tuple(go(s, views, depth - 1, u) for s in u.src), u.arg)
       return memo[key]
@@ -150,7 +159,7 @@ class CutPlanner:
     opaque: dict[UOp, UOp] = {}
 
     def align(t, f):
-      if t.op is Ops.DEFINE_VAR and f.op is not Ops.DEFINE_VAR:
+      if self.is_cut(t):
         rewritten = self.rewrite(f)
         return rewritten is not None and opaque.setdefault(rewritten, t) is t
       return t.op == f.op and t.arg == f.arg and len(t.src) == len(f.src) and all(align(a, b) for a, b in zip(t.src, f.src))
