@@ -95,3 +95,24 @@ def test_the_default_loss_sums_the_float_outputs_only_and_widens_on_request():
     with pytest.raises(RuntimeError, match="no float output"):
         tl_gradients.default_loss([Tensor([1, 2], dtype=dtypes.int32)])
     assert tl_gradients.loss_of(outputs, "outputs[0].max()").numpy() == 2.5
+
+
+def test_a_mul_add_chain_is_cut_between_steps_and_every_step_still_equals_its_value_alone():
+    # Each step reads the last one's buffer (the chain is linear in its length), but a multiply stays
+    # fused with the add it feeds (tinygrad's MULACC): cut there and the step rounds twice.
+    from tinygrad import Tensor
+    from tinygrad.uop.ops import Ops
+
+    x = Tensor(np.linspace(-3, 3, 16, dtype=np.float32)).realize()
+    a, steps = x, []
+    for _ in range(6):
+        a = a * 1.0001 + 0.0001
+        steps.append(a)
+    topo = list(a.uop.toposort())
+    cut = tl_evaluation.CutPlanner().plan(topo)
+    assert {(s.op, c.op) for s, c in cut} == {(Ops.ADD, Ops.MUL)}
+    assert len(cut) == 5
+    captured = tl_evaluation.capture([s.uop for s in steps], [True] * len(steps), [a.uop], lambda _m: None)
+    for step, value in zip(steps, captured.values):
+        alone = Tensor(step.uop).numpy()
+        assert bytes(value.as_memoryview() if hasattr(value, "as_memoryview") else value) == alone.tobytes()
