@@ -96,6 +96,28 @@ std::vector<double> TinygradLiveGraph::losses(const Trace& trace, const GradOpti
   return result;
 }
 
+std::vector<std::optional<Payload>> TinygradLiveGraph::leaf_gradients(const Trace& trace, const GradOptions& options,
+                                                                      const std::vector<std::size_t>& ops) const {
+  std::vector<std::optional<Payload>> result;
+  with_python_errors([&] {
+    py::list indices;
+    for (std::size_t index : ops) indices.append(index);
+    const py::list values =
+        backend_module("tl_gradients")
+            .attr("leaf_gradients")(live_, payload_views(trace), output_indices(trace), options.loss, indices);
+    for (std::size_t k = 0; k < ops.size(); ++k) {
+      const Op& op = trace.ops[ops[k]];
+      if (values[k].is_none()) {
+        result.emplace_back();
+        continue;
+      }
+      result.emplace_back(payload_from_value(values[k][py::int_(0)], op.dtype, op.shape,
+                                             "the gradient of " + op.label + " as a leaf", values[k][py::int_(1)].cast<bool>()));
+    }
+  });
+  return result;
+}
+
 std::vector<Payload> TinygradLiveGraph::alone_values(const Trace& trace, const std::vector<std::size_t>& ops) const {
   std::vector<Payload> result;
   with_python_errors([&] {

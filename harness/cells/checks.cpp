@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -169,12 +171,23 @@ Check check_state_afterwards(const RowCapture& capture, const EagerRun& eager) {
               " tensor(s) the row's objects hold equal the eager twin's after one forward, bit for bit"};
 }
 
+namespace {
+
+// Up to `limit` of `all`: every one, or `limit` evenly spread (first and last included).
+std::vector<std::size_t> spread(const std::vector<std::size_t>& all, std::size_t limit) {
+  const bool sampled = all.size() > limit;
+  std::vector<std::size_t> chosen;
+  for (std::size_t k = 0; k < std::min(all.size(), limit); ++k)
+    chosen.push_back(all[sampled ? k * (all.size() - 1) / (limit - 1) : k]);
+  return chosen;
+}
+
+}  // namespace
+
 Check check_payloads_equal_alone(const Trace& trace) {
   const std::vector<std::size_t> judged = trace.live->judged_ops(trace);
   const bool sampled = judged.size() > kAloneLimit;
-  std::vector<std::size_t> ops;
-  for (std::size_t k = 0; k < std::min(judged.size(), kAloneLimit); ++k)
-    ops.push_back(judged[sampled ? k * (judged.size() - 1) / (kAloneLimit - 1) : k]);
+  const std::vector<std::size_t> ops = spread(judged, kAloneLimit);
   const std::string scope = sampled ? " (a sample: " + std::to_string(ops.size()) + " of the " + std::to_string(judged.size()) +
                                           " computed ops, evenly spread; the rest are not checked)"
                                     : "";
@@ -209,6 +222,73 @@ std::optional<std::size_t> argument_position(const Op& op) {
 
 }  // namespace
 
+namespace {
+
+// Two evaluations of one gradient (the derivation over the whole graph, and the leaf's own) are two
+// programs that round differently where tinygrad fuses differently, and the difference grows with
+// the terms a gradient sums (a batch statistic's, a 500-step chain's) and does not shrink with a
+// gradient that cancels to almost nothing (a causal mask's). So an element may differ from the leaf's
+// by the larger of kLeafGradientUlps ulps of that gradient's largest element, in the narrowest float
+// dtype downstream, and kLeafGradientShare of the largest gradient anywhere in the trace: a gradient
+// 1% off is far outside both wherever it is not near zero.
+constexpr double kLeafGradientUlps = 16.0;
+constexpr double kLeafGradientShare = 0x1p-13;  // 1.2e-4
+
+double largest_finite(const Payload& p, double largest = 0.0) {
+  for (double v : p.to_doubles())
+    if (std::isfinite(v)) largest = std::max(largest, std::fabs(v));
+  return largest;
+}
+
+double leaf_gradient_slack(const Payload& a, const Payload& b, const DType& dtype, double trace_scale) {
+  const double largest = largest_finite(b, largest_finite(a));
+  int exponent = 0;
+  std::frexp(largest == 0.0 ? std::numeric_limits<double>::min() : largest, &exponent);
+  return std::max(kLeafGradientUlps * std::ldexp(1.0, exponent - 1 - dtype.fraction_bits), kLeafGradientShare * trace_scale);
+}
+
+// Every intermediate float op's derived gradient against the framework's autograd with that op as a
+// leaf (up to kLeafGradientLimit ops; beyond, an even spread, and the summary says it is a sample), within
+// kLeafGradientUlps of the gradient's scale; NaN for NaN and inf for inf of the same sign.
+}  // namespace
+
+Check check_grads_against_leaf_autograd(const Trace& trace, const GradOptions& options) {
+  std::vector<std::size_t> derived;
+  for (const Op& op : trace.ops) {
+    if (op.kind == OpKind::Compute && op.dtype.is_float() && op.grad && op.out && op.out->numel() != 0)
+      derived.push_back(op.index);
+  }
+  const std::vector<std::size_t> ops = spread(derived, kLeafGradientLimit);
+  const std::vector<std::optional<Payload>> truth = trace.live->leaf_gradients(trace, options, ops);
+  double trace_scale = 0.0;
+  for (const Op& op : trace.ops)
+    if (op.grad && op.dtype.is_float()) trace_scale = largest_finite(*op.grad, trace_scale);
+  std::size_t checked = 0;
+  for (std::size_t k = 0; k < ops.size() && k < truth.size(); ++k) {
+    if (!truth[k]) continue;
+    const Op& op = trace.ops[ops[k]];
+    // ulps of the narrowest float dtype the gradient flows back through (a float16 layer's)
+    const double slack = leaf_gradient_slack(*truth[k], *op.grad, narrowest_float_downstream(trace, op.index), trace_scale);
+    const Comparison comparison = compare_values(*truth[k], *op.grad, Tolerance{.abs = slack});
+    if (!comparison.equal)
+      return {"derived_grads", false,
+              op.label + "'s derived gradient differs from the framework's autograd with " + op.label +
+                  " as a leaf: " + comparison.message + " (by more than " + std::to_string(static_cast<int>(kLeafGradientUlps)) +
+                  " ulps of its largest element in the narrowest float dtype downstream, and than 2^-13 of the trace's "
+                  "largest gradient)"};
+    ++checked;
+  }
+  std::string summary = std::to_string(checked) + " of " + std::to_string(derived.size()) +
+                        " intermediate gradient(s) equal the framework's autograd with the op as a leaf (within " +
+                        std::to_string(static_cast<int>(kLeafGradientUlps)) +
+                        " ulps of each gradient's largest element, or 2^-13 of the trace's largest gradient)";
+  if (derived.size() > kLeafGradientLimit) summary += " (a sample, evenly spread; the rest are not checked this way)";
+  if (checked < ops.size())
+    summary += " (" + std::to_string(ops.size() - checked) +
+               " not checked this way: the framework's autograd cannot take them as a leaf)";
+  return {"derived_grads", true, summary};
+}
+
 Check check_derived_grads(Trace& trace, const EagerRun& eager) {
   GradOptions options;
   options.intermediate_grads = true;
@@ -230,8 +310,10 @@ Check check_derived_grads(Trace& trace, const EagerRun& eager) {
       return {"derived_grads", false, input->label + "'s gradient differs from the framework's autograd: " + comparison.message};
     ++exact;
   }
+  const Check leaves = check_grads_against_leaf_autograd(trace, options);
+  if (!leaves.passed) return leaves;
   const GradientCheck check = check_grads_against_finite_differences(trace, options, /*intermediates_only=*/exact != 0);
-  const std::string autograd = std::to_string(exact) + " input gradient(s) equal the framework's autograd";
+  const std::string autograd = std::to_string(exact) + " input gradient(s) equal the framework's autograd; " + leaves.detail;
   return {"derived_grads", check.passed, autograd + (check.detail.empty() ? "" : "; finite differences: " + check.detail)};
 }
 

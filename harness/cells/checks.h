@@ -29,6 +29,9 @@ Check check_state_afterwards(const RowCapture& capture, const EagerRun& eager);
 // beyond, an even spread of that many, and the message says it is a sample.
 Check check_payloads_equal_alone(const Trace& trace);
 constexpr std::size_t kAloneLimit = 32;
+// Each leaf's gradient is a backward pass over what lies downstream of it: 16 of them keep a
+// 500-step chain's cell within a quarter of its time limit.
+constexpr std::size_t kLeafGradientLimit = 16;
 // The row's `expect.output` / `expect.outputs` values.
 Check check_expected_output(const RosterRow& row, const Trace& trace);
 Check check_constant_kinds(const RosterRow& row, const Trace& trace);
@@ -36,10 +39,17 @@ Check check_constant_kinds(const RosterRow& row, const Trace& trace);
 Check check_replay_validation(BackendProtocol& backend, const RosterRow& row, const Trace& trace, const EagerRun& eager);
 bool has_float_output(const Trace& trace);
 // Derives intermediate grads into `trace`: each float input's equals the framework's own autograd on
-// the eager twin bit for bit but for a NaN's sign and payload (compare_values: two programs);
-// intermediates (which autograd on a twin cannot be asked about) agree with central finite
-// differences.
+// the eager twin bit for bit but for a NaN's sign and payload (compare_values: two programs); each
+// intermediate's equals the framework's autograd with that op as a leaf
+// (check_grads_against_leaf_autograd); a few agree with central finite differences besides.
 Check check_derived_grads(Trace& trace, const EagerRun& eager);
+
+// Every intermediate float op's derived gradient (already in `trace`) against the framework's autograd
+// with that op as a leaf (LiveGraph::leaf_gradients), up to kLeafGradientLimit ops (beyond: an even spread,
+// and the detail says it is a sample), within the larger of 16 ulps of the gradient's largest element
+// (in the narrowest float dtype downstream) and 2^-13 of the trace's largest gradient: the two are two
+// programs that round differently.
+Check check_grads_against_leaf_autograd(const Trace& trace, const GradOptions& options);
 // Saves and loads a .tlspec bundle (in the temporary directory) and compares it with `trace`.
 Check check_tlspec_round_trip(const Trace& trace, const std::string& id);
 

@@ -68,7 +68,13 @@ DType narrowest_downstream(const Trace& trace, const std::vector<std::vector<std
 // `value` as it is stored after rounding to `dtype`.
 double stored(const DType& dtype, double value) { return Payload::from_doubles(dtype, {1}, {value}).element(0); }
 
+std::vector<std::vector<std::size_t>> children_of(const Trace& trace);
+
 }  // namespace
+
+DType narrowest_float_downstream(const Trace& trace, std::size_t start) {
+  return narrowest_downstream(trace, children_of(trace), start);
+}
 
 // The float compute ops whose samples are cheapest to re-evaluate: each sample recomputes what lies
 // below the op, so the ones with the fewest elements downstream (later ops first on a tie). A

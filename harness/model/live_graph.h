@@ -82,6 +82,13 @@ class LiveGraph {
   // use instead of that op's payload), all in one evaluation: what finite differences need.
   virtual std::vector<double> losses(const Trace& trace, const GradOptions& options,
                                      const std::vector<std::map<std::size_t, Payload>>& replacements) const = 0;
+  // Each listed float op's gradient d loss / d op from the framework's own autograd with that op as a
+  // leaf: what lies downstream of it rebuilt over a tensor that holds its saved payload, every other
+  // op at its saved payload, realized as the framework realizes that gradient alone. What
+  // derive_grads' intermediate gradients are checked against (a route that shares nothing with the
+  // derivation over the whole graph). nullopt for an op the framework cannot be asked about.
+  virtual std::vector<std::optional<Payload>> leaf_gradients(const Trace& trace, const GradOptions& options,
+                                                             const std::vector<std::size_t>& ops) const = 0;
   // Each listed op's value as the framework gives that op realized on its own, afresh over the
   // trace's leaves: what the capture's payloads are checked against.
   virtual std::vector<Payload> alone_values(const Trace& trace, const std::vector<std::size_t>& ops) const = 0;

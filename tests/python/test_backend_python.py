@@ -116,3 +116,16 @@ def test_a_mul_add_chain_is_cut_between_steps_and_every_step_still_equals_its_va
     for step, value in zip(steps, captured.values):
         alone = Tensor(step.uop).numpy()
         assert bytes(value.as_memoryview() if hasattr(value, "as_memoryview") else value) == alone.tobytes()
+
+
+def test_the_state_probe_finds_every_tensor_a_training_batchnorm_holds():
+    # the state_afterwards check compares what this probe finds; a probe that finds nothing would
+    # make that check pass on any forward
+    import tl_probes
+    from tinygrad import Tensor, nn
+
+    bn = nn.BatchNorm2d(2)
+    scope = {"bn": bn, "Tensor": Tensor}
+    exec("def forward(x):\n    return bn(x)\n", scope)
+    names = {name for name, _ in tl_probes.held_tensors(scope["forward"])}
+    assert {"bn.weight", "bn.bias", "bn.running_mean", "bn.running_var", "bn.num_batches_tracked"} <= names

@@ -294,6 +294,12 @@ class ToyLiveGraph : public LiveGraph {
     return ops;
   }
 
+  // toygrad's autograd cannot take an intermediate as a leaf: finite differences check those.
+  std::vector<std::optional<Payload>> leaf_gradients(const Trace& /*trace*/, const GradOptions& /*options*/,
+                                                     const std::vector<std::size_t>& ops) const override {
+    return std::vector<std::optional<Payload>>(ops.size());
+  }
+
   // toygrad is eager: an op realized alone is its replay over its parents' payloads.
   std::vector<Payload> alone_values(const Trace& trace, const std::vector<std::size_t>& ops) const override {
     std::vector<ReplayJob> jobs;

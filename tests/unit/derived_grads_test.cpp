@@ -5,6 +5,7 @@
 
 #include "backends/tinygrad/protocol.h"
 #include "harness/backend/backend_registry.h"
+#include "harness/cells/checks.h"
 #include "harness/cells/finite_differences.h"
 #include "python_scope.h"
 #include "trace_ops.h"
@@ -87,6 +88,31 @@ TEST(DerivedGrads, AWrongGradientIsCaught) {
   const GradientCheck check = check_grads_against_finite_differences(trace, options);
   EXPECT_FALSE(check.passed);
   EXPECT_NE(check.detail.find(input.label), std::string::npos) << check.detail;
+}
+
+// Every intermediate gradient is checked against tinygrad's autograd with that op as a leaf (issue 36,
+// item 4): the derivation passes, and one intermediate gradient 1% off (a bug that failed no cell
+// before) fails, naming the op.
+TEST(DerivedGrads, AnIntermediateGradientOnePercentOffFailsAgainstTheLeafsOwnAutograd) {
+  py::dict scope = python_scope(kModel);
+  Trace trace = tl::tinygrad::trace(scope["f"], py::make_tuple(scope["x"]));
+  GradOptions options;
+  options.intermediate_grads = true;
+  trace.derive_grads(options);
+  const Check passing = check_grads_against_leaf_autograd(trace, options);
+  EXPECT_TRUE(passing.passed) << passing.detail;
+  std::size_t intermediates = 0;
+  for (const Op& op : trace.ops) intermediates += op.kind == OpKind::Compute && op.dtype.is_float();
+  const std::size_t checked = std::min(intermediates, kLeafGradientLimit);
+  EXPECT_EQ(passing.detail.find(std::to_string(checked) + " of " + std::to_string(intermediates) + " intermediate"), 0u)
+      << passing.detail;
+  Op& inner = trace.ops[first_op_named(trace, "RECIPROCAL")];  // inside tanh
+  std::vector<double> scaled = inner.grad->to_doubles();
+  for (double& g : scaled) g *= 1.01;
+  inner.grad = Payload::from_doubles(inner.grad->dtype, inner.grad->shape, scaled);
+  const Check failing = check_grads_against_leaf_autograd(trace, options);
+  EXPECT_FALSE(failing.passed);
+  EXPECT_NE(failing.detail.find(inner.label + "'s derived gradient differs"), std::string::npos) << failing.detail;
 }
 
 // Through bfloat16 (8 significant bits) a float32-sized step is lost to rounding: the check must

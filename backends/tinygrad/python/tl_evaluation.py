@@ -125,11 +125,13 @@ class CutPlanner:
         self.rewritten[u] = None
     return self.rewritten[u]
 
-  def neighbourhood(self, root: UOp, opaque: set) -> tuple[UOp, set]:
+  def neighbourhood(self, root: UOp, opaque: set, also: frozenset = frozenset()) -> tuple[UOp, set]:
     """root's expression NEIGHBOURHOOD levels deep as scalars: views and identity ops looked through
     (each view chain gets placeholders of its own, as a kernel loads a view at other indices),
     broadcast constants as constants, and anything else below (a buffer, a reduction, the depth
-    limit, an edge in `opaque`) a placeholder. Returns it and the edges of `opaque` it crossed."""
+    limit, an edge in `opaque` or `also`) a placeholder. Returns it and the edges of those it crossed.
+    (`also` rather than a union: copying the plan's cuts per trial would cost time and memory that
+    grow with the graph.)"""
     memo: dict = {}
     crossed: set = set()
 
@@ -139,7 +141,7 @@ class CutPlanner:
         if base.op is Ops.CONST: return UOp.const(base.dtype, base.arg)
         return go(u.src[0], views + (u,), depth, consumer)
       if u.op is Ops.CONST: return UOp.const(u.dtype, u.arg)
-      cut = consumer is not None and (u, consumer) in opaque
+      cut = consumer is not None and ((u, consumer) in opaque or (u, consumer) in also)
       if cut: crossed.add((u, consumer))
       key = (u, views, cut)
       if key not in memo:
@@ -149,7 +151,10 @@ class CutPlanner:
           memo[key] = UOp(u.op, u.dtype, tuple(go(s, views, depth - 1, u) for s in u.src), u.arg)
       return memo[key]
 
-    return go(root, (), NEIGHBOURHOOD, None), crossed
+    try:
+      return go(root, (), NEIGHBOURHOOD, None), crossed
+    finally:
+      go = None  # noqa: F841 - `go` refers to itself: a cycle that would outlive the call while the GC is paused
 
   def agrees(self, trial: UOp, full: UOp, rewritten_full: UOp) -> bool:
     """Whether rewriting `trial` (`full` with some sub-expressions opaque) gives `full`'s rewrite with
@@ -186,8 +191,8 @@ class CutPlanner:
         cut -= crossed
       candidates = [e for e in dict.fromkeys((view_base(s), c) for s in c.src)
                     if e[0].op in EXPANDABLE and e[0].dtype.scalar() in self.native]
-      safe = [e for e in candidates if self.agrees(self.neighbourhood(c, cut | {e})[0], full, rewritten_full)]
-      if safe and self.agrees(self.neighbourhood(c, cut | set(safe))[0], full, rewritten_full): cut |= set(safe)
+      safe = [e for e in candidates if self.agrees(self.neighbourhood(c, cut, frozenset({e}))[0], full, rewritten_full)]
+      if safe and self.agrees(self.neighbourhood(c, cut, frozenset(safe))[0], full, rewritten_full): cut |= set(safe)
     return cut
 
 
