@@ -23,7 +23,10 @@ py::dict job_dict(const ReplayJob& job, py::list& extra) {
   if (job.kind == ReplayKind::AsEager) spec["as_eager"] = true;
   if (job.kind == ReplayKind::Local) spec["local"] = true;
   if (job.limit) spec["limit"] = *job.limit;
-  if (job.replacement) {
+  if (job.kind == ReplayKind::Evaluated && job.replacement) {  // the judge always gives it one
+    spec["evaluated"] = py::make_tuple(job.replacement->position, job.replacement->parent, py::len(extra));
+    extra.append(payload_view(job.replacement->payload));
+  } else if (job.replacement) {
     py::dict replacements;
     replacements[py::int_(job.replacement->position)] = py::len(extra);
     extra.append(payload_view(job.replacement->payload));

@@ -247,11 +247,11 @@ double leaf_gradient_slack(const Payload& a, const Payload& b, const DType& dtyp
   return std::max(kLeafGradientUlps * std::ldexp(1.0, exponent - 1 - dtype.fraction_bits), kLeafGradientShare * trace_scale);
 }
 
+}  // namespace
+
 // Every intermediate float op's derived gradient against the framework's autograd with that op as a
 // leaf (up to kLeafGradientLimit ops; beyond, an even spread, and the summary says it is a sample), within
 // kLeafGradientUlps of the gradient's scale; NaN for NaN and inf for inf of the same sign.
-}  // namespace
-
 Check check_grads_against_leaf_autograd(const Trace& trace, const GradOptions& options) {
   std::vector<std::size_t> derived;
   for (const Op& op : trace.ops) {
@@ -263,12 +263,13 @@ Check check_grads_against_leaf_autograd(const Trace& trace, const GradOptions& o
   double trace_scale = 0.0;
   for (const Op& op : trace.ops)
     if (op.grad && op.dtype.is_float()) trace_scale = largest_finite(*op.grad, trace_scale);
+  // ulps of the narrowest float dtype each gradient flows back through (a float16 layer's)
+  const std::vector<DType> narrowest = narrowest_float_downstream(trace, ops);
   std::size_t checked = 0;
   for (std::size_t k = 0; k < ops.size() && k < truth.size(); ++k) {
     if (!truth[k]) continue;
     const Op& op = trace.ops[ops[k]];
-    // ulps of the narrowest float dtype the gradient flows back through (a float16 layer's)
-    const double slack = leaf_gradient_slack(*truth[k], *op.grad, narrowest_float_downstream(trace, op.index), trace_scale);
+    const double slack = leaf_gradient_slack(*truth[k], *op.grad, narrowest[k], trace_scale);
     const Comparison comparison = compare_values(*truth[k], *op.grad, Tolerance{.abs = slack});
     if (!comparison.equal)
       return {"derived_grads", false,
@@ -310,7 +311,7 @@ Check check_derived_grads(Trace& trace, const EagerRun& eager) {
       return {"derived_grads", false, input->label + "'s gradient differs from the framework's autograd: " + comparison.message};
     ++exact;
   }
-  const Check leaves = check_grads_against_leaf_autograd(trace, options);
+  Check leaves = check_grads_against_leaf_autograd(trace, options);
   if (!leaves.passed) return leaves;
   const GradientCheck check = check_grads_against_finite_differences(trace, options, /*intermediates_only=*/exact != 0);
   const std::string autograd = std::to_string(exact) + " input gradient(s) equal the framework's autograd; " + leaves.detail;
@@ -329,7 +330,7 @@ Check check_tlspec_round_trip(const Trace& trace, const std::string& id) {
           std::to_string(loaded.size()) + " ops, payloads and gradients identical after save and load"};
 }
 
-void record_escape(CellResult& result, const std::string& check, std::exception_ptr escaped) {
+void record_escape(CellResult& result, const std::string& check, const std::exception_ptr& escaped) {
   try {
     std::rethrow_exception(escaped);
   } catch (const BackendUnsupportedError& error) {

@@ -64,7 +64,7 @@ void run_guarded(CellResult& result, const std::string& check, Body&& body);
 void settle(CellResult& result, bool refusal_expected = false);
 
 // The exception an escaping `body` threw, as a failed check (run_guarded's implementation).
-void record_escape(CellResult& result, const std::string& check, std::exception_ptr escaped);
+void record_escape(CellResult& result, const std::string& check, const std::exception_ptr& escaped);
 
 template <class Body>
 void run_guarded(CellResult& result, const std::string& check, Body&& body) {

@@ -72,8 +72,12 @@ std::vector<std::vector<std::size_t>> children_of(const Trace& trace);
 
 }  // namespace
 
-DType narrowest_float_downstream(const Trace& trace, std::size_t start) {
-  return narrowest_downstream(trace, children_of(trace), start);
+std::vector<DType> narrowest_float_downstream(const Trace& trace, const std::vector<std::size_t>& starts) {
+  const std::vector<std::vector<std::size_t>> children = children_of(trace);
+  std::vector<DType> narrowest;
+  narrowest.reserve(starts.size());
+  for (std::size_t start : starts) narrowest.push_back(narrowest_downstream(trace, children, start));
+  return narrowest;
 }
 
 // The float compute ops whose samples are cheapest to re-evaluate: each sample recomputes what lies

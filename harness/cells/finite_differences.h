@@ -20,10 +20,10 @@ struct GradientCheck {
 // h and the tolerance follow the narrowest float dtype downstream of the op (see the .cpp). The
 // trace must carry derived grads.
 // `intermediates_only`: skip the inputs (their gradients were checked against autograd already).
-// The float dtype with the fewest fraction bits among op `start` and every op that reads it, directly
-// or not: every value a change of `start` reaches, and every gradient flowing back to it, is rounded to
-// that dtype.
-DType narrowest_float_downstream(const Trace& trace, std::size_t start);
+// Per start op, the float dtype with the fewest fraction bits among it and every op that reads it,
+// directly or not: every value a change of that op reaches, and every gradient flowing back to it, is
+// rounded to that dtype.
+std::vector<DType> narrowest_float_downstream(const Trace& trace, const std::vector<std::size_t>& starts);
 
 GradientCheck check_grads_against_finite_differences(const Trace& trace, const GradOptions& options,
                                                      bool intermediates_only = false);

@@ -16,6 +16,7 @@ struct PlannedEdge {
   std::size_t parent;
   std::size_t local_plain;  // round 1's job of the op's local replay over its saved parents
   std::size_t first_try;    // round 1's job of the first try
+  std::size_t evaluated;    // round 1's job of what the first try must give (ReplayKind::Evaluated)
   std::vector<Payload> later_tries;
   bool changed = false;
   std::string error;
@@ -32,8 +33,9 @@ std::size_t add(std::vector<ReplayJob>& jobs, ReplayJob job) {
   return jobs.size() - 1;
 }
 
-ReplayJob local_job(std::size_t op, std::optional<ReplayJob::Replacement> replacement = std::nullopt) {
-  return {.op = op, .kind = ReplayKind::Local, .replacement = std::move(replacement), .limit = kPerturbedElements};
+ReplayJob local_job(std::size_t op, std::optional<ReplayJob::Replacement> replacement = std::nullopt,
+                    ReplayKind kind = ReplayKind::Local) {
+  return {.op = op, .kind = kind, .replacement = std::move(replacement), .limit = kPerturbedElements};
 }
 
 FirstRound plan_first_round(const Trace& trace, const std::vector<CapturedNode>& graph) {
@@ -50,9 +52,11 @@ FirstRound plan_first_round(const Trace& trace, const std::vector<CapturedNode>&
       if (graph[parent.op].constant) continue;  // a constant is part of the op's definition
       if (!local_plain) local_plain = add(round.jobs, local_job(op.index));
       std::vector<Payload> tries = perturbation_tries(*trace.ops[parent.op].out);
-      const std::size_t first = add(round.jobs, local_job(op.index, ReplayJob::Replacement{parent.position, tries.front()}));
+      const ReplayJob::Replacement replacement{parent.position, parent.op, tries.front()};
+      const std::size_t first = add(round.jobs, local_job(op.index, replacement));
+      const std::size_t evaluated = add(round.jobs, local_job(op.index, replacement, ReplayKind::Evaluated));
       tries.erase(tries.begin());
-      round.edges.push_back({op.index, parent.position, parent.op, *local_plain, first, std::move(tries)});
+      round.edges.push_back({op.index, parent.position, parent.op, *local_plain, first, evaluated, std::move(tries)});
     }
   }
   return round;
@@ -108,7 +112,8 @@ ReplayRounds run_replay_rounds(const Trace& trace, const LiveGraph& live, const 
     observe(edge, results[edge.local_plain], results[edge.first_try]);
     if (edge.changed || !edge.error.empty() || !results[edge.local_plain].value) continue;
     for (Payload& tried : edge.later_tries)
-      later_jobs.emplace_back(e, add(second, local_job(edge.op, ReplayJob::Replacement{edge.position, std::move(tried)})));
+      later_jobs.emplace_back(
+          e, add(second, local_job(edge.op, ReplayJob::Replacement{edge.position, edge.parent, std::move(tried)})));
   }
   std::vector<ReplayResult> later;
   if (!second.empty()) {
@@ -126,7 +131,8 @@ ReplayRounds run_replay_rounds(const Trace& trace, const LiveGraph& live, const 
   }
   for (const auto& [e, job] : later_jobs) observe(first.edges[e], results[first.edges[e].local_plain], later[job]);
   for (const PlannedEdge& edge : first.edges)
-    rounds.edges.push_back({edge.op, edge.parent, results[edge.local_plain], edge.changed, edge.error});
+    rounds.edges.push_back({edge.op, edge.parent, results[edge.local_plain], results[edge.first_try], results[edge.evaluated],
+                            edge.changed, edge.error});
   return rounds;
 }
 

@@ -3,7 +3,8 @@
 //   round 1  every compute and view op rebuilt as the capture computed it (a plain job); per compute
 //            op, its local replay over its parents' saved payloads (first elements only) and, per
 //            parent that is not a constant expression, that replay with the parent's payload
-//            replaced by the first tried value (perturbation.h);
+//            replaced by the first tried value (perturbation.h), and what that replay must give:
+//            the framework's own evaluation of the op over the same payloads (ReplayKind::Evaluated);
 //   round 2  the later tries of every edge the first left unchanged (most edges change at once, so
 //            most ops are evaluated twice, not four times), and, where an op whose payload is
 //            eager's does not replay over its parents' payloads, every such op again as eager
@@ -32,9 +33,11 @@ struct OpReplay {
 struct EdgeReplay {
   std::size_t op = 0;
   std::size_t parent = 0;
-  ReplayResult plain;    // the op's local replay over its parents' saved payloads (first elements)
-  bool changed = false;  // some try gave another value than `plain`
-  std::string error;     // a try could not be built
+  ReplayResult plain;      // the op's local replay over its parents' saved payloads (first elements)
+  ReplayResult tried;      // the same with the parent replaced by the first try
+  ReplayResult evaluated;  // what `tried` must be: the framework's own evaluation of the op over those
+  bool changed = false;    // some try gave another value than `plain`
+  std::string error;       // a try could not be built
 };
 
 struct ReplayRounds {

@@ -1,5 +1,7 @@
 #include "harness/judge/replay_validation.h"
 
+#include <algorithm>
+
 #include "harness/judge/decisions.h"
 #include "harness/judge/perturbation.h"
 #include "harness/judge/replay_rounds.h"
@@ -47,8 +49,24 @@ void replay_phase(const Trace& trace, const std::vector<OpReplay>& replays, Vali
   }
 }
 
-// Perturbation: an edge is verified when a try changed the op's output, unverified (with why the
-// op cannot depend on the parent there) when none did.
+// The first `n` elements of a payload, flattened: a limited replay holds only its first elements, and
+// a reduction's local replay as many rows as reach its limit, so two of them agree on a prefix.
+Payload first_elements(const Payload& payload, std::int64_t n) {
+  Payload first = payload;
+  first.shape = {n};
+  first.bytes.resize(static_cast<std::size_t>(n) * payload.dtype.itemsize);
+  return first;
+}
+
+Comparison on_common_prefix(const Payload& expected, const Payload& actual) {
+  const std::int64_t n = std::min(expected.numel(), actual.numel());
+  return compare(first_elements(expected, n), first_elements(actual, n));
+}
+
+// Perturbation: an edge fails when the first try's rebuild is not the framework's own evaluation of
+// the op over the same payloads (so a rebuild that ignores, misplaces or mis-cuts the replacement
+// fails, not only one that cannot be built); otherwise it is verified when a try changed the op's
+// output, unverified (with why the op cannot depend on the parent there) when none did.
 void perturbation_phase(const Trace& trace, const LiveGraph& live, const std::vector<EdgeReplay>& edges,
                         ValidationStatus& status) {
   for (const EdgeReplay& edge : edges) {
@@ -56,9 +74,18 @@ void perturbation_phase(const Trace& trace, const LiveGraph& live, const std::ve
     const Op& parent = trace.ops[edge.parent];
     if (!edge.plain.value) {
       decide(status, op, Phase::Perturbation, Verdict::Fail, "cannot rebuild the op over its parents: " + edge.plain.error);
-    } else if (!edge.error.empty()) {
+    } else if (!edge.error.empty() || !edge.tried.value) {
       decide(status, op, Phase::Perturbation, Verdict::Fail,
              "cannot rebuild the op with " + parent.label + " replaced: " + edge.error);
+    } else if (!edge.evaluated.value) {
+      decide(status, op, Phase::Perturbation, Verdict::Fail,
+             "cannot evaluate the op with " + parent.label + " replaced, as its own node: " + edge.evaluated.error);
+    } else if (const Comparison truth = on_common_prefix(*edge.evaluated.value, *edge.tried.value); !truth.equal) {
+      decide(status, op, Phase::Perturbation, Verdict::Fail,
+             "with " + parent.label +
+                 " replaced, the rebuilt op is not the framework's own evaluation of the op over "
+                 "those payloads: " +
+                 truth.message);
     } else if (edge.changed) {
       decide(status, op, Phase::Perturbation, Verdict::Pass, "replacing " + parent.label + " changes the output");
     } else {

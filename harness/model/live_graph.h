@@ -37,17 +37,22 @@ enum class ReplayKind {
   AsEager,
   // The op alone over its parents' saved payloads, one of them possibly replaced.
   Local,
+  // What a perturbed Local job must give: the framework's own evaluation of the op over the saved
+  // payloads of the sources its node reads (found by the node, not by the trace's parents), the
+  // replaced parent's at its position, in full before its first `limit` elements are taken.
+  Evaluated,
 };
 
 struct ReplayJob {
   struct Replacement {
     std::size_t position = 0;  // the argument position whose payload is replaced
+    std::size_t parent = 0;    // the op the trace says is read there (Evaluated jobs check it is)
     Payload payload;
   };
   std::size_t op = 0;
   ReplayKind kind = ReplayKind::Plain;
-  std::optional<Replacement> replacement{};  // Local jobs only
-  std::optional<std::int64_t> limit{};       // Local jobs: only the first `limit` elements, flattened
+  std::optional<Replacement> replacement{};  // Local and Evaluated jobs only
+  std::optional<std::int64_t> limit{};       // Local and Evaluated jobs: only the first `limit` elements, flattened
 };
 
 struct ReplayResult {

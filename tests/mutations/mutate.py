@@ -75,16 +75,16 @@ def clean_env() -> dict:
     return {k: v for k, v in os.environ.items() if not k.startswith("TORCHLENS_CONFORMANCE_")}
 
 
-def failing_cells(rows: list[str] | None, jobs: int) -> tuple[list[str], int]:
-    """Runs the rows (every default cell when None) and returns the cells that failed, and how many ran."""
+def failing_cells(rows: list[str] | None, jobs: int) -> list[str]:
+    """Runs the rows (every default cell when None) and returns the cells that failed."""
     with tempfile.TemporaryDirectory(prefix="tl-mutant-") as tmp:
         card = Path(tmp) / "card.json"
         command = [str(TLCONFORM), "run", "--jobs", str(jobs), "--timeout", "300", "--out", str(card), "--format", "json"]
         for row in rows or []: command += ["--row", row]
         subprocess.run(command, cwd=ROOT, env=clean_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if not card.exists(): return ["(the run wrote no scorecard)"], 0
+        if not card.exists(): return ["(the run wrote no scorecard)"]
         cells = json.loads(card.read_text())["cells"]
-        return [f"{c['id']} ({c['state']})" for c in cells if c["state"] not in NOT_FAILED], len(cells)
+        return [f"{c['id']} ({c['state']})" for c in cells if c["state"] not in NOT_FAILED]
 
 
 def failing_tests(pattern: str) -> list[str]:
@@ -130,8 +130,8 @@ def main() -> int:
                 built_everything |= everything
                 build(everything)
                 killed_by = failing_tests(m["tests"]) if m.get("tests") else []
-                if m.get("rows") and not killed_by: killed_by, _ = failing_cells(m["rows"], args.jobs)
-                if not killed_by and args.full: killed_by, _ = failing_cells(None, args.jobs)
+                if m.get("rows") and not killed_by: killed_by = failing_cells(m["rows"], args.jobs)
+                if not killed_by and args.full: killed_by = failing_cells(None, args.jobs)
             finally:
                 path.write_text(original)
             verdict = "killed by " + ", ".join(killed_by[:4]) + (" ..." if len(killed_by) > 4 else "") if killed_by else \

@@ -1,8 +1,11 @@
-// Replay validation can pass and can fail: corrupted payloads, rewired parents, dropped ops and a
-// wrong ground truth each fail, naming the op; an unchanged perturbation is unverified with its reason, never silently passed.
+// Replay validation can pass and can fail: corrupted payloads, rewired parents, dropped ops, a wrong
+// ground truth and a perturbed rebuild that is not the op's own evaluation each fail, naming the op;
+// an unchanged perturbation is unverified with its reason, never silently passed.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <memory>
 #include <optional>
 #include <set>
 
@@ -10,6 +13,7 @@
 #include "harness/backend/backend_registry.h"
 #include "harness/judge/protocol.h"
 #include "harness/judge/replay_validation.h"
+#include "harness/model/live_graph.h"
 #include "harness/model/refusal.h"
 #include "python_scope.h"
 #include "trace_ops.h"
@@ -178,6 +182,54 @@ TEST(Validation, AnAbsorbedAddIsUnverifiedNotFailed) {
   Op& op = trace.ops[add];
   op.parents[1].op = op.parents[0].op;  // the add now reads one operand twice: the replay must notice
   EXPECT_EQ(validate(trace, own_outputs(trace)).state, ValidationState::Failed);
+}
+
+// The real tinygrad engine with a planted rebuild bug: a perturbed local job reads the parent's
+// saved payload instead of the tried one, so every perturbation looks unchanged.
+class ReplacementIgnored : public LiveGraph {
+ public:
+  explicit ReplacementIgnored(std::shared_ptr<LiveGraph> real) : real_(std::move(real)) {}
+  std::vector<CapturedNode> captured_graph(const Trace& t) const override { return real_->captured_graph(t); }
+  ReplayRun replay(const Trace& t, const std::vector<ReplayJob>& jobs) const override {
+    std::vector<ReplayJob> planted = jobs;
+    for (ReplayJob& job : planted) {
+      if (job.kind == ReplayKind::Local) job.replacement.reset();
+    }
+    return real_->replay(t, planted);
+  }
+  std::optional<std::string> unchanged_reason(const Trace& t, const Op& op, const Op& parent) const override {
+    return real_->unchanged_reason(t, op, parent);
+  }
+  void derive_grads(Trace& t, const GradOptions& o) const override { real_->derive_grads(t, o); }
+  std::vector<double> losses(const Trace& t, const GradOptions& o,
+                             const std::vector<std::map<std::size_t, Payload>>& r) const override {
+    return real_->losses(t, o, r);
+  }
+  std::vector<std::optional<Payload>> leaf_gradients(const Trace& t, const GradOptions& o,
+                                                     const std::vector<std::size_t>& ops) const override {
+    return real_->leaf_gradients(t, o, ops);
+  }
+  std::vector<Payload> alone_values(const Trace& t, const std::vector<std::size_t>& ops) const override {
+    return real_->alone_values(t, ops);
+  }
+  std::vector<std::size_t> judged_ops(const Trace& t) const override { return real_->judged_ops(t); }
+
+ private:
+  std::shared_ptr<LiveGraph> real_;
+};
+
+// Perturbation can fail: a perturbed rebuild that is not tinygrad's own evaluation of the op over
+// the same payloads (here, one that ignores the tried payload) fails, naming the op and the parent;
+// before, every such edge was merely unverified and the trace passed.
+TEST(Validation, APerturbedRebuildThatIgnoresTheTriedPayloadFails) {
+  py::dict scope = python_scope("from tinygrad import Tensor\nx = Tensor([3.0, -4.0])\ny = Tensor([0.25, 0.5])\n");
+  Trace trace = tl::tinygrad::trace(py::eval("lambda x, y: (x * y).exp() + x", scope), py::make_tuple(scope["x"], scope["y"]));
+  ASSERT_EQ(validate(trace, own_outputs(trace)).state, ValidationState::Passed);
+  trace.live = std::make_shared<ReplacementIgnored>(trace.live);
+  const ValidationStatus status = validate(trace, own_outputs(trace));
+  EXPECT_EQ(status.state, ValidationState::Failed);
+  EXPECT_NE(status.message.find("failed perturbation: with "), std::string::npos) << status.message;
+  EXPECT_NE(status.message.find("is not the framework's own evaluation of the op"), std::string::npos) << status.message;
 }
 
 // Two parents swapped in a saved trace (same shapes, so only the wiring is wrong) fail.

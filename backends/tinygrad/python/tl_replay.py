@@ -5,7 +5,10 @@ plan), with every value the capture read from another op's buffer read from a fr
 op's saved payload instead: so a correct trace replays bit for bit, and a payload that is not the
 value its parents' payloads give is found. A *local* job rebuilds the op alone over its parents'
 payloads (one of them possibly replaced by a perturbed payload), optionally only its first elements:
-what perturbation compares with its local plain twin.
+what perturbation compares with its local plain twin. An *evaluated* job is what a perturbed local job
+must equal: tinygrad's own evaluation of the op's node with every source that is an op read from its
+saved payload, found by the node's own sources (not the trace's parents), the replaced one from the
+perturbed payload, in full, and only then cut to its first elements.
 
 A job that inlines a reduction reads buffers of its own, so no node of it is shared with another
 job (tinygrad would otherwise realize a shared node once, and fuse the reduction differently from
@@ -37,6 +40,7 @@ class Job:
   replacements: dict | None = None  # local jobs: argument position -> index into the extra payloads
   limit: int | None = None          # local jobs: only the first `limit` elements (flattened)
   as_eager: bool = False            # plain jobs of eager_ops: the op's whole graph as eager computed it
+  evaluated: list | None = None     # (argument position, parent op, index into the extra payloads)
 
 
 class Payloads:
@@ -44,7 +48,7 @@ class Payloads:
   a replacement's. Shared ones are made once; a private job asks for its own."""
 
   def __init__(self, payloads, extra):
-    self.payloads, self.extra, self.shared, self.eager_group = payloads, extra, {}, {}
+    self.payloads, self.extra, self.shared, self.eager_group, self.replaced = payloads, extra, {}, {}, {}
 
   def op(self, i: int, private: bool = False) -> UOp:
     if private: return fresh_buffer(*self.payloads[i])
@@ -58,7 +62,12 @@ class Payloads:
     return self.eager_group[i]
 
   def replacement(self, k: int) -> UOp:
-    return fresh_buffer(*self.extra[k])
+    """One buffer per distinct replacement: a perturbed local job and its evaluated twin read the
+    same one, so where both build the same node tinygrad evaluates it once."""
+    data, dtype, shape = self.extra[k]
+    key = (bytes(data), dtype, tuple(shape))
+    if key not in self.replaced: self.replaced[key] = fresh_buffer(*self.extra[k])
+    return self.replaced[key]
 
 
 def _builder(live: Live, payloads: Payloads, private: bool) -> Builder:
@@ -161,6 +170,22 @@ def _local(live: Live, payloads: Payloads, parents: dict, job: Job) -> UOp:
   return built
 
 
+def _evaluated(live: Live, payloads: Payloads, job: Job) -> UOp:
+  """The op's own node over its sources' saved payloads, the source at `position` (which must be the
+  node of `parent`) replaced: nothing of the local job's limiting or of the trace's parent map."""
+  position, parent, replaced = job.evaluated
+  u = live.nodes[job.op]
+  sources = list(op_sources(u))
+  if live.index.get(sources[position]) != parent:
+    raise ValueError(f"argument {position} of the op is not op {parent}'s node")
+  for k, s in enumerate(sources):
+    i = live.index.get(s)
+    if k == position: sources[k] = payloads.replacement(replaced)
+    elif i is not None and not live.plan.constish.get(s, False): sources[k] = payloads.op(i)
+  built = functional_write(u, sources[0], sources[1]) if is_buffer_write(u) else u.replace(src=tuple(sources))
+  return _first(built, job.limit) if job.limit is not None and built.numel() > job.limit else built
+
+
 def _first(u: UOp, limit: int) -> UOp:
   """The first `limit` elements of `u`, flattened."""
   return u.reshape((u.numel(),)).shrink(((0, limit),))
@@ -191,7 +216,8 @@ def replay(live: Live, parents: list, payloads: list, extra: list, jobs: list) -
     for spec in jobs:
       job = Job(**spec) if isinstance(spec, dict) else spec
       try:
-        built.append(_local(live, store, parents[job.op], job) if job.local else _plain(live, store, shared, parents[job.op], job))
+        built.append(_evaluated(live, store, job) if job.evaluated is not None
+                     else _local(live, store, parents[job.op], job) if job.local else _plain(live, store, shared, parents[job.op], job))
         errors.append(None)
       except Exception as error:  # reported as that op's replay failure
         built.append(None)
