@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <pybind11/stl.h>
 
+#include <string>
+
 #include "backends/tinygrad/protocol.h"
 #include "harness/backend/backend_registry.h"
 #include "harness/cells/checks.h"
@@ -27,12 +29,23 @@ def f(x):
 x = Tensor([[1.0, -0.5], [0.25, 2.0]])
 )PY";
 
-TEST(DerivedGrads, MatchFiniteDifferencesForEveryKindOfOp) {
-  py::dict scope = python_scope(kModel);
-  Trace trace = tl::tinygrad::trace(scope["f"], py::make_tuple(scope["x"]));
+// kModel traced, with every float op's gradient of `loss` (the default loss when empty) derived.
+struct DerivedModel {
+  Trace trace;
   GradOptions options;
-  options.intermediate_grads = true;
-  trace.derive_grads(options);
+};
+
+DerivedModel derived_model(const std::string& loss = "") {
+  py::dict scope = python_scope(kModel);
+  DerivedModel model{tl::tinygrad::trace(scope["f"], py::make_tuple(scope["x"])), {}};
+  model.options.intermediate_grads = true;
+  if (!loss.empty()) model.options.loss = loss;
+  model.trace.derive_grads(model.options);
+  return model;
+}
+
+TEST(DerivedGrads, MatchFiniteDifferencesForEveryKindOfOp) {
+  auto [trace, options] = derived_model();
   for (const Op& op : trace.ops) EXPECT_EQ(op.grad.has_value(), op.dtype.is_float()) << op.label;
   const GradientCheck check = check_grads_against_finite_differences(trace, options);
   EXPECT_TRUE(check.passed) << check.detail;
@@ -66,23 +79,14 @@ TEST(DerivedGrads, AnInfiniteOutputLeavesNoFiniteDifferenceToCompare) {
 }
 
 TEST(DerivedGrads, AGivenLossIsUsed) {
-  py::dict scope = python_scope(kModel);
-  Trace trace = tl::tinygrad::trace(scope["f"], py::make_tuple(scope["x"]));
-  GradOptions options;
-  options.intermediate_grads = true;
-  options.loss = "outputs[0].sum() * 3";
-  trace.derive_grads(options);
+  auto [trace, options] = derived_model("outputs[0].sum() * 3");
   for (double g : trace.output_ops()[0]->grad->to_doubles()) EXPECT_FLOAT_EQ(g, 3.0);
   for (double g : trace.output_ops()[1]->grad->to_doubles()) EXPECT_FLOAT_EQ(g, 0.0);
   EXPECT_TRUE(check_grads_against_finite_differences(trace, options).passed);
 }
 
 TEST(DerivedGrads, AWrongGradientIsCaught) {
-  py::dict scope = python_scope(kModel);
-  Trace trace = tl::tinygrad::trace(scope["f"], py::make_tuple(scope["x"]));
-  GradOptions options;
-  options.intermediate_grads = true;
-  trace.derive_grads(options);
+  auto [trace, options] = derived_model();
   Op& input = trace.ops[trace.inputs[0]];
   input.grad = Payload::from_doubles(input.grad->dtype, input.grad->shape, std::vector<double>(input.grad->numel(), 7.0));
   const GradientCheck check = check_grads_against_finite_differences(trace, options);
@@ -94,11 +98,7 @@ TEST(DerivedGrads, AWrongGradientIsCaught) {
 // item 4): the derivation passes, and one intermediate gradient 1% off (a bug that failed no cell
 // before) fails, naming the op.
 TEST(DerivedGrads, AnIntermediateGradientOnePercentOffFailsAgainstTheLeafsOwnAutograd) {
-  py::dict scope = python_scope(kModel);
-  Trace trace = tl::tinygrad::trace(scope["f"], py::make_tuple(scope["x"]));
-  GradOptions options;
-  options.intermediate_grads = true;
-  trace.derive_grads(options);
+  auto [trace, options] = derived_model();
   const Check passing = check_grads_against_leaf_autograd(trace, options);
   EXPECT_TRUE(passing.passed) << passing.detail;
   std::size_t intermediates = 0;
