@@ -10,9 +10,11 @@ must equal: tinygrad's own evaluation of the op's node with every source that is
 saved payload, found by the node's own sources (not the trace's parents), the replaced one from the
 perturbed payload, in full, and only then cut to its first elements.
 
-A job that inlines a reduction reads buffers of its own, so no node of it is shared with another
-job (tinygrad would otherwise realize a shared node once, and fuse the reduction differently from
-the capture). The ops whose payload is eager's (the outputs) are rebuilt over their parents' payloads
+A plain job that inlines a reduction is scheduled on its own, as the capture scheduled its request
+(scheduled with other jobs, tinygrad would realize a node two jobs share once, and fuse the reduction
+differently from the capture). Every job reads the same buffer per saved payload, so a kernel two
+schedules share (the same program over the same buffers: the earlier layers of a deep model, which
+each later layer's reduction computes again) runs once, and a replay costs about what the capture did. The ops whose payload is eager's (the outputs) are rebuilt over their parents' payloads
 first; where one differs (eager's kernel summed in another order), all of them again as eager
 computed them (`as_eager`): their whole graphs over one set of buffers of their own, in the same
 schedule, so tinygrad splits them into the kernels it split eager's into (outputs that share a
@@ -45,13 +47,12 @@ class Job:
 
 class Payloads:
   """Fresh buffers of saved payloads: `payloads[i]` is op i's (data, dtype name, shape), `extra[k]`
-  a replacement's. Shared ones are made once; a private job asks for its own."""
+  a replacement's. Each is made once and read by every job that reads it."""
 
   def __init__(self, payloads, extra):
     self.payloads, self.extra, self.shared, self.eager_group, self.replaced = payloads, extra, {}, {}, {}
 
-  def op(self, i: int, private: bool = False) -> UOp:
-    if private: return fresh_buffer(*self.payloads[i])
+  def op(self, i: int) -> UOp:
     if i not in self.shared: self.shared[i] = fresh_buffer(*self.payloads[i])
     return self.shared[i]
 
@@ -70,30 +71,25 @@ class Payloads:
     return self.replaced[key]
 
 
-def _builder(live: Live, payloads: Payloads, private: bool) -> Builder:
-  """A private builder (one job that inlines a reduction) reads buffers no other job reads, but one
-  per op and one before-state for all its graphs: the capture's requests read one buffer per op, so
-  two reads of an op in one graph are one node, and tinygrad fuses (or realizes) the graph as it did
-  there. Fresh buffers per read made them two nodes: a where(c, x, 0) * y that the capture's kernel
-  folded to +0.0 replayed as -0.0 over another kernel split (qr, svd)."""
-  own: dict[int, UOp] = {}
+def _builder(live: Live, payloads: Payloads) -> Builder:
+  """Builds plain jobs over one buffer per saved payload and one before-state, shared by every job.
+  The capture's requests read one buffer per op, so two reads of an op in one graph are one node and
+  tinygrad fuses (or realizes) the graph as it did there: fresh buffers per read made them two nodes,
+  and a where(c, x, 0) * y that the capture's kernel folded to +0.0 replayed as -0.0 over another
+  kernel split (qr, svd). Shared across jobs, a kernel two jobs' schedules share (the same program
+  over the same buffers) runs once (tl_kernels)."""
   state: dict = {}
-
-  def payload(i: int) -> UOp:
-    if not private: return payloads.op(i)
-    if i not in own: own[i] = payloads.op(i, private=True)
-    return own[i]
 
   def value(u):
     i = live.index.get(u)
-    return None if i is None else payload(i)
+    return None if i is None else payloads.op(i)
 
   def data_leaf(u):  # an input or buffer constant, itself a view of a buffer: its saved payload
-    return payload(live.index[u]) if live.data_leaf(u) else None
+    return payloads.op(live.index[u]) if live.data_leaf(u) else None
 
   def whole(u, given):
-    if private and not state: state.update(live.before_forward())
-    return live.over_payloads(u, payload, given, state if private else None)
+    if not state: state.update(live.before_forward())
+    return live.over_payloads(u, payloads.op, given, state)
 
   return Builder(live.plan, frontier=value, leaf=lambda u: value(u) if u in live.index else live.realized(u),
                  whole=whole, stop=data_leaf)
@@ -127,9 +123,7 @@ def _plain(live: Live, payloads: Payloads, shared: Builder, parents: dict, job: 
     while n not in live.index and n.op in VIEWS: n = n.src[0]
     if n in live.index and payloads.payloads[live.index[n]] is not None:
       return over(u, payloads.op(live.index[n]), at=n)
-  built = shared.value(u)
-  if _holds_reduce(built): built = _builder(live, payloads, private=True).value(u)
-  return built
+  return shared.value(u)
 
 
 def broadcast(payload: tuple, shape: tuple) -> bytes:
@@ -211,8 +205,8 @@ def replay(live: Live, parents: list, payloads: list, extra: list, jobs: list) -
   `parents[i]` maps op i's argument positions to its parent ops."""
   with evaluation_context():
     store = Payloads(payloads, extra)
-    shared = _builder(live, store, private=False)
-    built, errors = [], []
+    shared = _builder(live, store)
+    built, errors, private = [], [], []
     for spec in jobs:
       job = Job(**spec) if isinstance(spec, dict) else spec
       try:
@@ -222,11 +216,14 @@ def replay(live: Live, parents: list, payloads: list, extra: list, jobs: list) -
       except Exception as error:  # reported as that op's replay failure
         built.append(None)
         errors.append(f"{type(error).__name__}: {error}")
+      # a plain job that inlines a reduction gets a schedule of its own, as the capture's request did
+      private.append(built[-1] is not None and not isinstance(built[-1], bytes) and not job.local and job.evaluated is None
+                     and not job.as_eager and live.nodes[job.op] not in live.eager_map and _holds_reduce(built[-1]))
     requests = Requests()
     sinks = []
-    for b in built:
+    for b, own in zip(built, private):
       sinks.append(None if b is None or isinstance(b, bytes) or 0 in b.shape else b.contiguous())
-      if sinks[-1] is not None: requests.add(sinks[-1], private=False)
+      if sinks[-1] is not None: requests.add(sinks[-1], private=own)
     run(requests.finish())
     values = [b if isinstance(b, bytes) else None if s is None else requests.buffer(s) for b, s in zip(built, sinks)]
     shapes = [None if b is None or isinstance(b, bytes) else tuple(b.shape) for b in built]
