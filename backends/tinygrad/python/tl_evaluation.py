@@ -735,18 +735,21 @@ def _capture(nodes, requested_mask, roots, apply_map) -> Captured:
   return Captured(values, owned, [eager_value(u) for u in roots], kernels, live)
 
 
-def rebuilt(live: Live, payloads: list, replacements: dict | None = None, frozen: set | None = None) -> dict:
+def rebuilt(live: Live, payloads: list, replacements: dict | None = None, frozen: set | None = None,
+            buffer: Callable | None = None) -> dict:
   """Each op's node as it stood when captured, rebuilt over buffers of the saved payloads: every op
   that holds data (an input, a buffer constant), every replaced op and every `frozen` op reads a fresh
   buffer; what no op stands for (a lazy weight's parts) is its expression, over the buffers the
   forward writes as they were before the capture wrote them (as the capture's requests and a tensor
   read on its own after the forward compute it); writes are read as values. `payloads[i]` (and a
-  replacement) is (data, dtype name, shape). Returns node -> rebuilt."""
+  replacement) is (data, dtype name, shape). `buffer(i)`: the buffer op i's payload is read from
+  (default: a fresh one). Returns node -> rebuilt."""
   subs: dict[UOp, UOp] = {}
   replacements, frozen = replacements or {}, frozen or set()
+  buffer = buffer or (lambda i: fresh_buffer(*payloads[i]))
   for i, u in enumerate(live.nodes):
     if i in replacements: subs[u] = fresh_buffer(*replacements[i])
-    elif (i in frozen or live.data_leaf(u)) and payloads[i] is not None: subs[u] = fresh_buffer(*payloads[i])
+    elif (i in frozen or live.data_leaf(u)) and payloads[i] is not None: subs[u] = buffer(i)
   subs = {**live.before_forward(), **subs}
   sink = without_writes(UOp.sink(*live.nodes).substitute(subs))
   return dict(zip(live.nodes, sink.src))

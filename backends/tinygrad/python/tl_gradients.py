@@ -9,6 +9,8 @@ realized before them (the cells compare the two bit for bit); every other op's g
 gives it realized alone."""
 from __future__ import annotations
 
+from typing import Callable
+
 from tinygrad.dtype import dtypes
 from tinygrad.tensor import Tensor
 from tinygrad.uop.ops import GroupOp, Ops, UOp
@@ -129,12 +131,12 @@ def derive(live: Live, payloads: list, outputs: list, expression: str, targets: 
     return with_ownership(result, created), host
 
 
-def _over_replaced(live: Live, payloads: list, replaced: dict) -> tuple:
+def _over_replaced(live: Live, payloads: list, replaced: dict, buffer: Callable | None = None) -> tuple:
   """The ops rebuilt with each replaced op (op -> payload) a fresh buffer: only what lies below a
-  replaced op is recomputed from it, every other op reads its saved payload. Comparisons read their
-  saved payloads, as tinygrad's autograd holds a mask constant: a step across a comparison's boundary
-  (max_pool2d's indices) is not the derivative autograd gives. Returns node -> rebuilt, and the ops
-  below a replaced one."""
+  replaced op is recomputed from it, every other op reads its saved payload (`buffer(i)`, default a
+  fresh buffer). Comparisons read their saved payloads, as tinygrad's autograd holds a mask constant:
+  a step across a comparison's boundary (max_pool2d's indices) is not the derivative autograd gives.
+  Returns node -> rebuilt, and the ops below a replaced one."""
   consumers: dict[int, list] = {}
   for i, u in enumerate(live.nodes):
     for s in op_sources(u):  # a buffer write reads its value through its STORE
@@ -145,7 +147,7 @@ def _over_replaced(live: Live, payloads: list, replaced: dict) -> tuple:
     for c in consumers.get(stack.pop(), []):
       if c not in below: below.add(c); stack.append(c)
   frozen = (set(range(len(live.nodes))) - below - set(replaced)) | (comparisons - set(replaced))
-  return rebuilt(live, payloads, replaced, frozen=frozen), below
+  return rebuilt(live, payloads, replaced, frozen=frozen, buffer=buffer), below
 
 
 def leaf_gradients(live: Live, payloads: list, outputs: list, expression: str, ops: list) -> list:
@@ -154,15 +156,23 @@ def leaf_gradients(live: Live, payloads: list, outputs: list, expression: str, o
   loss's gradient with respect to the leaf (the forward values it reads at their saved payloads)
   realized as tinygrad realizes it alone (its whole graph,
   a schedule of its own: tinygrad fuses it, so a chain's backward costs a few kernels, not one per
-  node), all in one run. None for an op with no elements, or one tinygrad's autograd cannot take as
-  a leaf."""
+  node), all in one run. Every gradient reads one buffer per saved payload (each leaf is a buffer of
+  its own): its schedule is its own, so sharing them changes no fusion, and a kernel two gradients
+  share (the backward pass through the layers below both leaves) runs once. None for an op with no
+  elements, or one tinygrad's autograd cannot take as a leaf."""
   with evaluation_context():
+    shared: dict[int, UOp] = {}
+
+    def buffer(j: int) -> UOp:
+      if j not in shared: shared[j] = fresh_buffer(*payloads[j])
+      return shared[j]
+
     sinks = []
     for i in ops:
       if payloads[i] is None or 0 in live.nodes[i].shape:
         sinks.append(None)
         continue
-      nodes, below = _over_replaced(live, payloads, {i: payloads[i]})
+      nodes, below = _over_replaced(live, payloads, {i: payloads[i]}, buffer)
       loss = loss_of([Tensor(nodes[live.nodes[o]]) for o in outputs], expression)
       try:
         (gradient,) = loss.gradient(Tensor(nodes[live.nodes[i]]))
@@ -172,7 +182,7 @@ def leaf_gradients(live: Live, payloads: list, outputs: list, expression: str, o
       # the forward values the backward pass reads (a mask, a product's other factor) at their saved
       # payloads, as derive reads them: recomputed in another fusion, a value at a domain's edge can
       # round across it (svd: a square root of a tiny negative, nan)
-      saved = {nodes[live.nodes[j]]: fresh_buffer(*payloads[j]) for j in below if payloads[j] is not None}
+      saved = {nodes[live.nodes[j]]: buffer(j) for j in below if payloads[j] is not None}
       sinks.append(gradient.uop.substitute(saved).contiguous())
     requests = Requests()
     for sink in dict.fromkeys(s for s in sinks if s is not None): requests.add(sink, private=True)
