@@ -1,5 +1,6 @@
 #include "harness/report/scorecard.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -358,6 +359,25 @@ std::vector<Drift> scorecard_drift(const Scorecard& committed, const Scorecard& 
   for (Drift& d : drift) {
     if (d.what == "capability" && d.before != "untested" && d.before != "absent" && d.after == "untested")
       d.regression = pinned && !proof_skipped.contains(d.id);
+  }
+  // A cell that stays passed can still hide a regression: a check that no longer runs (its row lost
+  // it, or the cell stopped before it), or another op count (the pinned tinygrad builds the same
+  // graph every time, so a capture that records other ops changed; the card is rewritten on purpose).
+  std::map<std::string, const ScorecardCell*> before;
+  for (const ScorecardCell& cell : committed.cells) before[cell.id] = &cell;
+  for (const ScorecardCell& cell : fresh.cells) {
+    const auto found = before.find(cell.id);
+    if (found == before.end() || cell.state != CellState::Passed || found->second->state != CellState::Passed) continue;
+    const ScorecardCell& was = *found->second;
+    std::string lost;
+    for (const std::string& check : was.checks) {
+      if (std::find(cell.checks.begin(), cell.checks.end(), check) == cell.checks.end())
+        lost += (lost.empty() ? "" : ", ") + check;
+    }
+    if (!lost.empty()) drift.push_back({"cell", cell.id, "passed", "passed without " + lost, true});
+    if (was.ops && cell.ops && *was.ops != *cell.ops)
+      drift.push_back({"cell", cell.id, "passed, " + std::to_string(*was.ops) + " ops",
+                       "passed, " + std::to_string(*cell.ops) + " ops", pinned});
   }
   return drift;
 }

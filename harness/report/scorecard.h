@@ -126,12 +126,14 @@ struct Drift {
   std::string id;
   std::string before;  // "absent" when it was not there
   std::string after;
-  // A passed cell now failed, refused, crashed, timed out or lost; a capability flipped. On the pinned
-  // leg also a cell no longer tested (is_regression) and a capability that lost its proof.
+  // A passed cell now failed, refused, crashed, timed out or lost, or passed without a check it ran;
+  // a capability flipped. On the pinned leg also a cell no longer tested (is_regression), a passed
+  // cell with another op count, and a capability that lost its proof.
   bool regression = false;
 };
 
-// Drift of cell states and capability states from `committed` to `fresh`, in the fresh card's order;
+// Drift of cell states (and of a passed cell's checks and op count) and capability states from
+// `committed` to `fresh` (the extra drift after the state drift), in the fresh card's order;
 // `fresh`'s leg decides which rule applies.
 std::vector<Drift> scorecard_drift(const Scorecard& committed, const Scorecard& fresh);
 

@@ -70,18 +70,20 @@ def build(everything: bool) -> None:
         raise RuntimeError("the build failed (run `cmake --build --preset default` to see why)")
 
 
-def clean_env() -> dict:
-    """The default cells only: no ecosystem or slow rows."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("TORCHLENS_CONFORMANCE_")}
+def clean_env(features: tuple = ()) -> dict:
+    """The default cells only (no ecosystem or slow rows), and the opt-in `features` named."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TORCHLENS_CONFORMANCE_")}
+    return env | {f"TORCHLENS_CONFORMANCE_{f.upper()}": "1" for f in features}
 
 
-def failing_cells(rows: list[str] | None, jobs: int) -> list[str]:
-    """Runs the rows (every default cell when None) and returns the cells that failed."""
+def failing_cells(rows: list[str] | None, jobs: int, features: tuple = ()) -> list[str]:
+    """Runs the rows (every default cell when None) with the opt-in `features` (a mutant's `features`,
+    e.g. ["slow", "ecosystem"] for a tinygrad.llm row) and returns the cells that failed."""
     with tempfile.TemporaryDirectory(prefix="tl-mutant-") as tmp:
         card = Path(tmp) / "card.json"
         command = [str(TLCONFORM), "run", "--jobs", str(jobs), "--timeout", "300", "--out", str(card), "--format", "json"]
         for row in rows or []: command += ["--row", row]
-        subprocess.run(command, cwd=ROOT, env=clean_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(command, cwd=ROOT, env=clean_env(features), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         if not card.exists(): return ["(the run wrote no scorecard)"]
         cells = json.loads(card.read_text())["cells"]
         return [f"{c['id']} ({c['state']})" for c in cells if c["state"] not in NOT_FAILED]
@@ -130,7 +132,7 @@ def main() -> int:
                 built_everything |= everything
                 build(everything)
                 killed_by = failing_tests(m["tests"]) if m.get("tests") else []
-                if m.get("rows") and not killed_by: killed_by = failing_cells(m["rows"], args.jobs)
+                if m.get("rows") and not killed_by: killed_by = failing_cells(m["rows"], args.jobs, tuple(m.get("features", ())))
                 if not killed_by and args.full: killed_by = failing_cells(None, args.jobs)
             finally:
                 path.write_text(original)

@@ -175,28 +175,6 @@ TEST(Capture, EveryChainedOpOfAHouseholderStepEqualsItsValueAlone) {
   }
 }
 
-// The reproduction of issue 35 item 1: two stacked tinygrad.llm TransformerBlocks (the row
-// llm_two_stacked_blocks in tests/unit/data/llm_two_stacked_blocks.yaml: llm_transformer_block's config, seeded
-// with 11, forward b2(b1(x, 0), 0) over a (1, 3, 16) input). Both blocks' @function calls share one
-// body; before d06061a the capture raised `ValueError: invalid shrink ((0, 2), (0, 1), (0, 2), (0, 8),
-// (0, 8)) for (2, 1, 2, 3, 8)` where eager gave the output. The capture succeeds, in one evaluation,
-// and its output equals eager's bit for bit. Like the row (`requires: [slow]`), it runs where the
-// run enables `slow` (TORCHLENS_CONFORMANCE_SLOW=1: the default CI stage, not the sanitizer stage).
-TEST(Capture, TwoStackedTransformerBlocksCaptureAndEqualEager) {
-  if (!backends::spec("tinygrad").feature_enabled("slow")) GTEST_SKIP() << backends::spec("tinygrad").feature_hint("slow");
-  const RosterRow& row = testing::tinygrad_row("tests/unit/data/llm_two_stacked_blocks.yaml", "llm_two_stacked_blocks");
-  const auto protocol = protocol_of(backends::spec("tinygrad"));
-  const RowCapture capture = protocol->capture_row(row);
-  EXPECT_EQ(capture.observed_evaluations, 1);
-  const EagerRun eager = protocol->eager_row(row);
-  ASSERT_EQ(capture.trace.outputs.size(), 1U);
-  ASSERT_EQ(eager.outputs.size(), 1U);
-  const Op& output = *capture.trace.output_ops()[0];
-  EXPECT_EQ(output.shape, (std::vector<std::int64_t>{1, 3, 16}));
-  const Comparison comparison = compare(eager.outputs[0], *output.out);
-  EXPECT_TRUE(comparison.equal) << comparison.message;
-}
-
 // A uint8 subtraction holds the literal uint8 -1; every device stores it as 255, and so does the
 // capture (DEV=PYTHON's own store refuses -1 in a byte).
 TEST(Capture, AUint8LiteralOutsideItsRangeIsStoredAsItsDtypeStoresIt) {

@@ -131,6 +131,40 @@ TEST(Scorecard, OnThePinnedLegARowThatStopsBeingTestedIsARegression) {
   EXPECT_TRUE(scorecard_drift(committed, committed).empty());
 }
 
+// A cell that stays passed hides no regression: one that no longer runs a check the committed card
+// lists is a regression on every leg; another op count is one on the pinned leg (the pinned tinygrad
+// builds the same graph every time) and drift elsewhere; a check added is no drift at all.
+TEST(Scorecard, APassedCellThatLostACheckOrChangedItsOpsIsARegression) {
+  const nlohmann::json committed_json = committed_card();
+  const Scorecard committed = Scorecard::from_json(committed_json, "committed");
+  std::size_t traced = 0;
+  while (committed_json["cells"][traced]["state"] != "passed" || !committed_json["cells"][traced].contains("ops") ||
+         committed_json["cells"][traced]["checks"].size() < 2)
+    ++traced;
+  const std::string id = committed_json["cells"][traced]["id"];
+  for (const std::string leg : {"pinned", "in-range-latest"}) {
+    nlohmann::json fresh = committed_json;
+    fresh["provenance"]["leg"] = leg;
+    auto& checks = fresh["cells"][traced]["checks"];
+    const std::string lost = checks.back();
+    checks.erase(checks.size() - 1);
+    std::vector<Drift> drift = scorecard_drift(committed, Scorecard::from_json(fresh, "fresh"));
+    ASSERT_EQ(drift.size(), 1u) << leg;
+    EXPECT_EQ(drift[0].id, id);
+    EXPECT_EQ(drift[0].after, "passed without " + lost);
+    EXPECT_TRUE(drift[0].regression) << leg;
+
+    fresh = committed_json;
+    fresh["provenance"]["leg"] = leg;
+    fresh["cells"][traced]["ops"] = fresh["cells"][traced]["ops"].get<std::uint64_t>() - 1;
+    fresh["cells"][traced]["checks"].push_back("a_new_check");
+    drift = scorecard_drift(committed, Scorecard::from_json(fresh, "fresh"));
+    ASSERT_EQ(drift.size(), 1u) << leg;
+    EXPECT_NE(drift[0].after.find(" ops"), std::string::npos) << drift[0].after;
+    EXPECT_EQ(drift[0].regression, leg == "pinned") << leg;
+  }
+}
+
 // Issue 37.4 and 37.10: what may replace the committed card. Each case is one reason --write refuses.
 TEST(Scorecard, OnlyAPinnedCleanCompleteRunMayReplaceTheCommittedCard) {
   const BackendSpec spec = [] {

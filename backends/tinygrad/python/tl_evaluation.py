@@ -303,10 +303,24 @@ def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, 
   def indexes_as_elementwise(consumer, chain):
     views_ok = all(squeezes_only(v) for v in _chain(chain))
     return (consumer.op in EXPANDABLE or consumer.op in IDENTITY) and views_ok
-  plan.shared = {n for n in topo if n.op in CHAINABLE and reduce_region[n] and len(consumers.get(n, [])) >= 2
-                 and not all(indexes_as_elementwise(c, chain) for c, chain in consumers[n])}
-  order = {u: i for i, u in enumerate(topo)}
-  for n in plan.shared:
+  # The reductions u's value flows into without a broadcast in between: two consumers that flow into
+  # different ones read their source at two indexings where their paths meet (an RMSNorm's h * h summed
+  # over the row, and h itself multiplied by the broadcast result), so tinygrad realizes the source
+  # there, as it does for a reduction and an elementwise consumer.
+  sums_into: dict[UOp, frozenset] = {}
+  for u in reversed(topo):
+    sums_into[u] = frozenset({u}) if u.op is Ops.REDUCE else frozenset().union(
+      *(sums_into[c] for c, chain in consumers.get(u, []) if not expanding(chain)))
+  candidates = [n for n in topo if n.op in CHAINABLE and reduce_region[n] and len(consumers.get(n, [])) >= 2
+                and (not all(indexes_as_elementwise(c, chain) for c, chain in consumers[n])
+                     or len({sums_into[c] for c, _ in consumers[n]}) > 1)]
+  # In topological order, so that a candidate's context holds every shared node below it: one whose
+  # region holds no reduction once those are realized is an elementwise expression over their buffers,
+  # which tinygrad computes again in each consumer (an attention's exp2, once its scores are realized),
+  # never realizes.
+  for n in candidates:
+    if not plan.holds_reduce(n, plan.context.get(n, frozenset())): continue
+    plan.shared.add(n)
     below, stack = set(), [c for c, _ in consumers[n]]
     while stack:
       u = stack.pop()
@@ -314,8 +328,7 @@ def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, 
         below.add(u)
         stack.extend(c for c, _ in consumers.get(u, []))
     plan.below[n] = below
-  # the nodes below two consumers of a shared node: count, per node, the consumers it lies below
-  for n in sorted(plan.shared, key=order.get):
+    # the nodes below two consumers of n: count, per node, the consumers it lies below
     reach: dict[UOp, int] = {}
     for c in dict.fromkeys(c for c, _ in consumers[n]):
       seen, stack = set(), [c]
@@ -394,7 +407,7 @@ class Schedule:
   linear: UOp
   var_vals: dict
   buffer_map: dict
-  keep: bool = False  # every kernel runs, none is taken for another's (eager's own schedule)
+  live: bool = False  # its outputs become tensors the user holds (eager's schedule; tl_kernels.KernelRun)
 
 
 def schedule(sinks: list[UOp]) -> Schedule:
@@ -425,7 +438,7 @@ def run(schedules: list[Schedule]) -> int:
   import tinygrad.engine.realize as realize_module  # looked up per call: the cells' probe wraps it
   var_vals: dict = {}
   for s in schedules: var_vals.update(s.var_vals)
-  return run_deduplicated([(s.linear, s.keep) for s in schedules], var_vals, realize_module.run_linear).ran
+  return run_deduplicated([(s.linear, s.live) for s in schedules], var_vals, realize_module.run_linear).ran
 
 
 SHARED_NODE_BUFFERS = 3  # tinygrad keeps a node two kernels share when it reads more buffers (remove_bufferize)
@@ -528,7 +541,7 @@ def eager_schedule(roots: list[UOp]) -> Schedule | None:
   to_realize = [r for r in roots if r.device is not None and not r.has_buffer_identity()]
   if not to_realize: return None
   eager = schedule(to_realize)
-  eager.keep = True
+  eager.live = True
   return eager
 
 
@@ -720,6 +733,9 @@ def _capture(nodes, requested_mask, roots, apply_map) -> Captured:
   schedules = requests.finish()
   kernels = run(schedules + ([eager] if eager else []))
   if eager_map: apply_map(eager_map)
+  # where eager's schedule repeats a request's kernel it reads that request's buffer (tl_kernels), and
+  # the live tensors hold it now: never freed
+  live_buffers = {id(b.base.buffer) for b in eager_map.values() if b.base.op is Ops.BUFFER}
 
   values, created = [], []
   for u in requested:
@@ -727,7 +743,9 @@ def _capture(nodes, requested_mask, roots, apply_map) -> Captured:
     if u in before: value = before[u]
     elif 0 in u.shape: value = None
     elif u in from_eager: value = eager_value(u)  # eager's own value: live tensors hold it now
-    else: value, made = requests.buffer(request_of[u]), requests.created(request_of[u])
+    else:
+      value = requests.buffer(request_of[u])
+      made = requests.created(request_of[u]) and id(value) not in live_buffers
     values.append(value)
     created.append(made)
   owned = [free for _, free in with_ownership(values, created)]

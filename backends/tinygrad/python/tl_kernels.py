@@ -12,7 +12,10 @@ the run is itself; a buffer the run writes is the kernel that wrote it (its prog
 of what it read, which output). The schedules themselves are tinygrad's, unchanged: deduplication
 only decides which of their kernels must execute, so it cannot change a value. It never skips a
 kernel that writes a buffer written twice in the run or that it also reads (an assign, a partial
-write), nor a kernel of a schedule marked `keep` (eager's own schedule runs as eager runs it).
+write), nor one that writes a buffer that existed before the run (a forward's write into its
+model's state). A kernel of eager's own schedule whose outputs become tensors the user holds (`live`)
+may take a request's buffer, which the capture then never frees, but never one another live tensor
+holds.
 """
 from __future__ import annotations
 
@@ -79,14 +82,21 @@ def alias(call: UOp, holders: tuple):
   for i, holder in zip(outs, holders): buffers[args[i]] = holder.buffer
 
 
-def shareable_outputs(call: UOp, keep: bool, fixed: set) -> bool:
+def shareable_outputs(call: UOp, fixed: set) -> bool:
+  """Whether a call's outputs may become an earlier call's: a program's, into buffers the run makes
+  (a buffer that existed before the run is a forward's write into its model's state, which happens)."""
   args = get_call_arg_uops(call)
   outs, _ = get_call_outs_ins(call)
-  return bool(outs) and call.src[0].op is Ops.PROGRAM and not keep and all(args[i].op is Ops.BUFFER and args[i] not in fixed for i in outs)
+  return bool(outs) and call.src[0].op is Ops.PROGRAM and all(
+    args[i].op is Ops.BUFFER and args[i] not in fixed and not ((b := buffers.get(args[i])) is not None and b.is_allocated()) for i in outs)
 
 
 class KernelRun:
-  """Deduplicates the calls of one linear. `calls`: (call, keep) in execution order."""
+  """Deduplicates the calls of one linear. `calls`: (call, live) in execution order; a live call's
+  outputs become tensors the user holds (eager's schedule in a capture). A live call may take the
+  outputs of an earlier call that is not live, once: two live tensors never share a Buffer, since a
+  later forward writes each in place (two BatchNorms' counters, both computed as the constant 1,
+  would otherwise count twice)."""
 
   def __init__(self, calls: list, var_vals: dict):
     self.var_vals = var_vals
@@ -95,16 +105,18 @@ class KernelRun:
     fixed = frozenset(unshareable([call for call, _ in calls]))
     ids = Identities(var_vals)
     produced: dict[int, tuple] = {}  # identity of a call -> its output nodes
-    for call, keep in calls:
+    taken: set[int] = set()  # identities whose outputs a live call took
+    for call, live in calls:
       key = ids.key(call, fixed)
-      shareable = shareable_outputs(call, keep, fixed)
+      shareable = shareable_outputs(call, fixed) and key not in taken
       earlier = produced.get(key) if shareable else None
       if earlier is not None:
         alias(call, earlier)
         self.skipped += 1
+        if live: taken.add(key)
       else:
         self.kept.append(call)
-        if shareable: produced[key] = tuple(get_call_arg_uops(call)[i] for i in get_call_outs_ins(call)[0])
+        if shareable and not live: produced[key] = tuple(get_call_arg_uops(call)[i] for i in get_call_outs_ins(call)[0])
       ids.wrote(call, key)
 
   def execute(self, run_linear) -> int:
@@ -120,8 +132,8 @@ def compiled(linear: UOp) -> UOp:
 
 def run_deduplicated(linears: list, var_vals: dict, run_linear) -> KernelRun:
   """Compiles the linears' calls, drops the repeated ones, runs the rest through `run_linear` (one
-  evaluation). `linears`: (LINEAR, keep) pairs in execution order."""
-  calls = [(call, keep) for linear, keep in linears for call in compiled(linear).src]
+  evaluation). `linears`: (LINEAR, live) pairs in execution order (KernelRun)."""
+  calls = [(call, live) for linear, live in linears for call in compiled(linear).src]
   kernels = KernelRun(calls, var_vals)
   kernels.ran = kernels.execute(run_linear)
   return kernels
