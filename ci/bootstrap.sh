@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the build and the pinned runs need, only where it is missing (idempotent):
 # the Debian -dev packages of DESIGN.md section 3, a project-local venv holding the pinned
-# tinygrad (and pytest) from a committed requirements file, and, in the project's own venv, the
-# tlconform Python package built from this checkout (pip install .; rebuilt only when its sources change),
-# and a tool venv (.venv-tools) with the pinned linters of ci/requirements-tools.txt (actionlint).
+# tinygrad (and pytest) from a committed requirements file, and a tool venv (.venv-tools) with the
+# pinned linters of ci/requirements-tools.txt (actionlint). The tlconform Python package goes into the
+# project's venv by ci/package.sh (the main job runs it; the tests import the build's own).
 # Usage: ci/bootstrap.sh [VENV_DIR [REQUIREMENTS_FILE]]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -55,21 +55,4 @@ if [ "$venv" = "$root/.venv" ]; then
     "$tools/bin/python" -m pip install --quiet --disable-pip-version-check -r "$tools_requirements"
     echo "$tools_want" > "$tools/.tl-requirements.sha256"
   fi
-fi
-
-# The tlconform package goes into the project's own venv only (the version legs' venvs hold just
-# their tinygrad). Its stamp is a digest of everything the wheel is built from; pip builds the
-# extension module alone, Release, in a build directory kept inside the venv, so a change rebuilds
-# only what it touches.
-[ "$venv" = "$root/.venv" ] || exit 0
-package_stamp="$venv/.tl-package.sha256"
-package_want=$(cd "$root" && find pyproject.toml CMakeLists.txt harness backends python scorecards -type f \
-  -not -path '*/__pycache__/*' -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
-if [ "$(cat "$package_stamp" 2>/dev/null)" != "$package_want" ]; then
-  echo "bootstrap: installing the tlconform package into $venv"
-  started=$SECONDS
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-    --config-settings=build-dir="$venv/.tl-package-build" "$root"
-  echo "$package_want" > "$package_stamp"
-  echo "bootstrap: tlconform package installed in $((SECONDS - started)) s"
 fi
