@@ -37,19 +37,26 @@ using test::scratch;
 using test::tlconform;
 
 // Records of every cell of the committed card, as `tlconform cell --record` writes them from this
-// checkout (the same provenance), each in the state `state_of(cell)` gives it.
+// checkout (the same provenance), each in the state `state_of(cell)` gives it (a cell passed as the
+// card has it also with the card's checks and op count).
 void write_committed_records(const fs::path& directory, const std::function<std::string(const nlohmann::json&)>& state_of) {
   const nlohmann::json committed = nlohmann::json::parse(std::ifstream(test::source_path("scorecards/tinygrad/scorecard.json")));
   const Checkout checkout = this_checkout();
   fs::create_directories(directory);
   for (const auto& cell : committed["cells"]) {
     const std::string roster = cell["roster"];
-    const nlohmann::json record{{"id", cell["id"]},
-                                {"family", cell["family"]},
-                                {"roster", roster},
-                                {"state", state_of(cell)},
-                                {"provenance", record_provenance(backends::spec("tinygrad"), checkout,
-                                                                 test::source_path(roster.substr(0, roster.rfind(':'))))}};
+    const std::string state = state_of(cell);
+    nlohmann::json record{{"id", cell["id"]},
+                          {"family", cell["family"]},
+                          {"roster", roster},
+                          {"state", state},
+                          {"provenance", record_provenance(backends::spec("tinygrad"), checkout,
+                                                           test::source_path(roster.substr(0, roster.rfind(':'))))}};
+    if (state == "passed" && cell["state"] == "passed") {  // passed as committed: its checks and op count too
+      if (cell.contains("ops")) record["ops"] = cell["ops"];
+      record["checks"] = nlohmann::json::array();
+      for (const auto& name : cell["checks"]) record["checks"].push_back({{"name", name}, {"passed", true}});
+    }
     std::ofstream(directory / (cell["id"].get<std::string>() + ".json")) << record.dump();
   }
 }
