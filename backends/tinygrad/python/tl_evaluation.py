@@ -221,8 +221,10 @@ class Plan:
   `cut`: the ALU edges a consumer may read from a buffer. `faithful`: the nodes requested as
   tinygrad fuses them alone (reductions, outputs). `reduce_region[u]`: u's fused region (up to
   where tinygrad realizes) holds a reduction. `shared`: reduction-region nodes read by consumers
-  that index them differently (a reduction and an elementwise op): where a graph holds two such
-  consumers, tinygrad realizes the node there, so what follows it is computed over its buffer.
+  that index them differently (a reduction and an elementwise op, or two elementwise ops that flow
+  into different reductions), whose region still holds a reduction once the shared nodes below them
+  are realized: where a graph holds two such consumers, tinygrad realizes the node there, so what
+  follows it is computed over its buffer.
   `context[u]`: the shared nodes u's own graph holds two consumers of; a node's value depends on its
   context, so a consumer reads a source's buffer only where the source's context is the consumer's
   (restricted to what lies below the source)."""
