@@ -12,7 +12,7 @@ enum class CellPhase {
   Eager,             // the same row run eagerly from scratch
   Checks,            // outputs, RNG state, expected values compared
   ReplayValidation,  // the backend's replay validation of the live trace
-  DerivedGrads,      // intermediate gradients derived and checked by finite differences
+  DerivedGrads,      // intermediate gradients derived and checked against autograd
   TlspecRoundTrip,   // the trace saved as .tlspec and read back
   RefusalRequest,    // a request that must be refused, with state probes around it
   CapabilityProof,   // a capability flag's proof on a live capture

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "harness/cells/cell_result.h"
 #include "harness/judge/protocol.h"
@@ -41,15 +42,19 @@ bool has_float_output(const Trace& trace);
 // Derives intermediate grads into `trace`: each float input's equals the framework's own autograd on
 // the eager twin bit for bit but for a NaN's sign and payload (compare_values: two programs); each
 // intermediate's equals the framework's autograd with that op as a leaf
-// (check_grads_against_leaf_autograd); a few agree with central finite differences besides.
+// (check_grads_against_leaf_autograd). Central finite differences check only what the framework's
+// autograd could not answer for: an input without an eager twin's gradient, an op autograd cannot
+// take as a leaf.
 Check check_derived_grads(Trace& trace, const EagerRun& eager);
 
 // Every intermediate float op's derived gradient (already in `trace`) against the framework's autograd
 // with that op as a leaf (LiveGraph::leaf_gradients), up to kLeafGradientLimit ops (beyond: an even spread,
 // and the detail says it is a sample), within the larger of 16 ulps of the gradient's largest element
 // (in the narrowest float dtype downstream) and 2^-13 of the trace's largest gradient: the two are two
-// programs that round differently.
-Check check_grads_against_leaf_autograd(const Trace& trace, const GradOptions& options);
+// programs that round differently. `unanswered` receives the checked ops the framework's autograd could
+// not take as a leaf.
+Check check_grads_against_leaf_autograd(const Trace& trace, const GradOptions& options,
+                                        std::vector<std::size_t>* unanswered = nullptr);
 // Saves and loads a .tlspec bundle (in the temporary directory) and compares it with `trace`.
 Check check_tlspec_round_trip(const Trace& trace, const std::string& id);
 

@@ -115,7 +115,7 @@ void prove_payload_materialization(BackendProtocol&, RowCapture& capture, const 
 }
 
 // intermediate_derived_grads: input grads equal the framework's autograd on an eager twin, and
-// intermediates' equal finite differences.
+// intermediates' its autograd with the op as a leaf (finite differences where it cannot answer).
 void prove_derived_grads(BackendProtocol& backend, RowCapture& capture, const RosterRow& row, CellResult& result) {
   result.checks.push_back(check_derived_grads(capture.trace, backend.eager_row(row)));
 }

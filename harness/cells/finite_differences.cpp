@@ -218,18 +218,31 @@ void compare_samples(const Trace& trace, const std::vector<Sample>& samples, con
 }  // namespace
 
 GradientCheck check_grads_against_finite_differences(const Trace& trace, const GradOptions& options, bool intermediates_only) {
+  GradientCheck check = check_grads_against_finite_differences(trace, options, checked_ops(trace, children_of(trace), intermediates_only));
+  // Nothing comparable: passed only where autograd checked the inputs already.
+  if (check.incomparable) check.passed = intermediates_only;
+  return check;
+}
+
+GradientCheck check_grads_against_finite_differences(const Trace& trace, const GradOptions& options,
+                                                     const std::vector<std::size_t>& ops) {
   GradientCheck check;
+  if (ops.empty()) {
+    check.incomparable = true;
+    check.detail = "no float op to compare";
+    return check;
+  }
   if (options.loss.empty() && !std::isfinite(output_magnitude(trace))) {
     // The default loss sums every float output: with an inf or nan among them at the captured values,
     // no difference of it is finite (nor, across the singularity that made it, meaningful).
-    check.passed = intermediates_only;  // the inputs were checked against autograd already
+    check.incomparable = true;
     check.detail = "no finite loss to compare (an output holds inf or nan)";
     return check;
   }
   const std::vector<std::vector<std::size_t>> children = children_of(trace);
   std::vector<Sample> samples;
   std::vector<std::map<std::size_t, Payload>> replacements;
-  for (std::size_t index : checked_ops(trace, children, intermediates_only)) {
+  for (std::size_t index : ops) {
     if (!trace.ops[index].grad) {
       check.detail = "op " + trace.ops[index].label + " has no derived gradient";
       return check;
@@ -237,13 +250,14 @@ GradientCheck check_grads_against_finite_differences(const Trace& trace, const G
     add_samples(trace, children, index, samples, replacements);
   }
   if (samples.empty()) {
-    check.passed = intermediates_only;  // nothing more to compare once autograd checked the inputs
+    check.incomparable = true;
     check.detail = "no float op to compare";
     return check;
   }
   compare_samples(trace, samples, trace.live->losses(trace, options, replacements), output_magnitude(trace), check);
   if (check.passed && check.compared == 0) {
-    check.passed = intermediates_only;  // the inputs were checked against autograd already
+    check.passed = false;
+    check.incomparable = true;
     check.detail = "no finite loss to compare (" + std::to_string(check.skipped) + " sample(s) with an inf or nan loss)";
   }
   return check;

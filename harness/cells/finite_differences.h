@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "harness/model/trace.h"
 
@@ -12,6 +13,7 @@ struct GradientCheck {
   bool passed = false;
   std::size_t compared = 0;  // elements compared
   std::size_t skipped = 0;   // samples whose loss was inf or nan
+  bool incomparable = false; // nothing could be compared: no float op, or no finite loss (`detail` says which)
   std::string detail;        // the worst element, or why nothing could be compared
 };
 
@@ -27,5 +29,9 @@ std::vector<DType> narrowest_float_downstream(const Trace& trace, const std::vec
 
 GradientCheck check_grads_against_finite_differences(const Trace& trace, const GradOptions& options,
                                                      bool intermediates_only = false);
+// The same comparison on exactly `ops` (a few elements of each): what the cells ask for the ops the
+// framework's autograd could not answer for. Nothing comparable: not passed, `incomparable` set.
+GradientCheck check_grads_against_finite_differences(const Trace& trace, const GradOptions& options,
+                                                     const std::vector<std::size_t>& ops);
 
 }  // namespace tl
