@@ -329,6 +329,7 @@ int main(int argc, char** argv) {
   for (int depth : {1, 4, 15}) add("PerOpRealize", "chain", depth);
   for (int steps : {10, 30, 100}) add("PerOpRealize", "elementwise", steps);
   add("CaptureMemory", "wide", 4);
+  for (const char* kind : {"EagerForwardFresh", "CaptureFresh"}) add_fresh(kind, "default_init_mlp");
   // Issue 35: capture, validation and grads against eager as depth grows, each depth's rows side by
   // side, the largest last (a run cut short still has the smaller ones whole).
   const auto issue35 = [](const char* model, int depth) {

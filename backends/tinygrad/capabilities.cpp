@@ -56,7 +56,7 @@ std::vector<Capability> declared_capabilities() {
        .declared_supported = true,
        .notes = "one `AFTER` op over the buffer and the written value; replay re-runs the write into a fresh buffer; gradients "
                 "split between the written region (the value) and the rest (the buffer)",
-       .cells = {"llm_transformer_block"}},
+       .cells = {"llm_transformer"}},
       {.name = "A write the capture cannot follow (a kernel `CALL`, a `STORE` into some other buffer)",
        .refusal = "buffer_write_unsupported",
        .cells = {"refuse_buffer_write"}},

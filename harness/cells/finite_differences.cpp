@@ -218,7 +218,8 @@ void compare_samples(const Trace& trace, const std::vector<Sample>& samples, con
 }  // namespace
 
 GradientCheck check_grads_against_finite_differences(const Trace& trace, const GradOptions& options, bool intermediates_only) {
-  GradientCheck check = check_grads_against_finite_differences(trace, options, checked_ops(trace, children_of(trace), intermediates_only));
+  GradientCheck check =
+      check_grads_against_finite_differences(trace, options, checked_ops(trace, children_of(trace), intermediates_only));
   // Nothing comparable: passed only where autograd checked the inputs already.
   if (check.incomparable) check.passed = intermediates_only;
   return check;

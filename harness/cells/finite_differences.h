@@ -11,10 +11,10 @@ namespace tl {
 
 struct GradientCheck {
   bool passed = false;
-  std::size_t compared = 0;  // elements compared
-  std::size_t skipped = 0;   // samples whose loss was inf or nan
-  bool incomparable = false; // nothing could be compared: no float op, or no finite loss (`detail` says which)
-  std::string detail;        // the worst element, or why nothing could be compared
+  std::size_t compared = 0;   // elements compared
+  std::size_t skipped = 0;    // samples whose loss was inf or nan
+  bool incomparable = false;  // nothing could be compared: no float op, or no finite loss (`detail` says which)
+  std::string detail;         // the worst element, or why nothing could be compared
 };
 
 // Compares op.grad with (L(x+) - L(x-)) / (x+ - x-), x+ and x- being x + h and x - h as stored, at

@@ -118,6 +118,22 @@ def test_a_mul_add_chain_is_cut_between_steps_and_every_step_still_equals_its_va
         assert bytes(value.as_memoryview() if hasattr(value, "as_memoryview") else value) == alone.tobytes()
 
 
+def test_the_planner_rewrites_each_neighbourhood_shape_once_and_renamed_back_it_is_the_rewrite_itself():
+    # Layers repeat: their neighbourhoods differ only in placeholder names and are rewritten once.
+    # What the cache gives for each neighbourhood must be exactly its own rewrite, or a cut is wrong.
+    from tinygrad import Tensor
+
+    h = Tensor(np.linspace(-2, 2, 32, dtype=np.float32).reshape(4, 8)).realize()
+    for k in range(4):
+        w = Tensor(np.full((8, 8), 0.1 + k / 100, dtype=np.float32)).realize()
+        h = (h @ w + 0.5).gelu() * 1.0001 + (h * h).sum(-1, keepdim=True).sqrt()
+    planner = tl_evaluation.CutPlanner()
+    planner.plan(list(h.softmax().uop.toposort()))
+    assert len(planner.by_shape) < len(planner.rewritten) / 2
+    for neighbourhood, rewritten in planner.rewritten.items():
+        assert rewritten is planner._rewrite_once(neighbourhood)
+
+
 def test_the_state_probe_finds_every_tensor_a_training_batchnorm_holds():
     # the state_afterwards check compares what this probe finds; a probe that finds nothing would
     # make that check pass on any forward

@@ -116,8 +116,8 @@ TEST(Cli, ARegressedCellIsDriftAndFailsTheCheck) {
       << outcome.stderr_text;
   // A cell that was not run here is drift, not a regression, and so is a capability only it proves;
   // the regressions are tutorial_mlp and the two capabilities it proves.
-  EXPECT_NE(outcome.stderr_text.find("cell llm_transformer_block: passed -> skipped"), std::string::npos) << outcome.stderr_text;
-  EXPECT_EQ(outcome.stderr_text.find("REGRESSION cell llm_transformer_block"), std::string::npos) << outcome.stderr_text;
+  EXPECT_NE(outcome.stderr_text.find("cell llm_transformer: passed -> skipped"), std::string::npos) << outcome.stderr_text;
+  EXPECT_EQ(outcome.stderr_text.find("REGRESSION cell llm_transformer:"), std::string::npos) << outcome.stderr_text;
   EXPECT_NE(outcome.stderr_text.find("drift      capability A write into a buffer the forward reads back"), std::string::npos)
       << outcome.stderr_text;
   EXPECT_NE(outcome.stderr_text.find(", 3 regression"), std::string::npos) << outcome.stderr_text;

@@ -103,6 +103,7 @@ class CutPlanner:
     self.matchers = (sym, symbolic_simple + get_late_rewrite_patterns(tuple(renderer.code_for_op.keys()), False))
     self.native = renderer.supported_dtypes()
     self.rewritten: dict[UOp, UOp | None] = {}
+    self.by_shape: dict[UOp, UOp | None] = {}  # the same, keyed by the neighbourhood under canonical names
     # placeholders are named by what they stand for, once per planner, so that a trial and the full
     # neighbourhood name the same node alike and a cut never takes the name of another node
     self.names: dict[tuple, str] = {}
@@ -115,14 +116,26 @@ class CutPlanner:
   def is_cut(u: UOp) -> bool:
     return u.op is Ops.DEFINE_VAR and u.arg[0].startswith("cut")
 
+  def _rewrite_once(self, u: UOp) -> UOp | None:
+    try:
+      for matcher in self.matchers: u = graph_rewrite(u, matcher, name="tl cut check")
+      return u
+    except Exception:  # a neighbourhood tinygrad cannot rewrite on its own: never cut into it
+      return None
+
   def rewrite(self, u: UOp) -> UOp | None:
+    """u's rewrite. Neighbourhoods of different nodes that differ only in their placeholders' names
+    (each layer of a deep model is the one before again) are rewritten once: under names that keep
+    the placeholders' order (tinygrad orders a commutative op's sources by them) and name nothing else,
+    then renamed back."""
     if u not in self.rewritten:
-      try:
-        rewritten = u
-        for matcher in self.matchers: rewritten = graph_rewrite(rewritten, matcher, name="tl cut check")
-        self.rewritten[u] = rewritten
-      except Exception:  # a neighbourhood tinygrad cannot rewrite on its own: never cut into it
-        self.rewritten[u] = None
+      holders = sorted({x for x in u.toposort() if x.op is Ops.DEFINE_VAR}, key=lambda x: x.arg)
+      canonical = {h: UOp(Ops.DEFINE_VAR, h.dtype, arg=(f"{k:06d}", *h.arg[1:])) for k, h in enumerate(holders)}
+      shape = u.substitute(canonical) if canonical else u
+      if shape not in self.by_shape: self.by_shape[shape] = self._rewrite_once(shape)
+      rewritten = self.by_shape[shape]
+      if rewritten is not None and canonical: rewritten = rewritten.substitute({v: k for k, v in canonical.items()})
+      self.rewritten[u] = rewritten
     return self.rewritten[u]
 
   def neighbourhood(self, root: UOp, opaque: set, also: frozenset = frozenset()) -> tuple[UOp, set]:
