@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <stdexcept>
+#include <string>
 
 #include "backends/tinygrad/evaluation.h"
 #include "backends/tinygrad/host_views.h"
@@ -25,6 +26,28 @@ py::list output_indices(const Trace& trace) {
   py::list outputs;
   for (std::size_t index : trace.outputs) outputs.append(index);
   return outputs;
+}
+
+py::list indices_of(const std::vector<std::size_t>& ops) {
+  py::list indices;
+  for (std::size_t index : ops) indices.append(index);
+  return indices;
+}
+
+// Python's (buffer, owned) per op, or None, as each op's gradient payload.
+std::vector<std::optional<Payload>> gradient_payloads(const Trace& trace, const std::vector<std::size_t>& ops,
+                                                      const py::list& values, const std::string& how) {
+  std::vector<std::optional<Payload>> result;
+  for (std::size_t k = 0; k < ops.size(); ++k) {
+    const Op& op = trace.ops[ops[k]];
+    if (values[k].is_none()) {
+      result.emplace_back();
+      continue;
+    }
+    result.emplace_back(payload_from_value(values[k][py::int_(0)], op.dtype, op.shape, "the gradient of " + op.label + how,
+                                           values[k][py::int_(1)].cast<bool>()));
+  }
+  return result;
 }
 
 }  // namespace
@@ -100,20 +123,25 @@ std::vector<std::optional<Payload>> TinygradLiveGraph::leaf_gradients(const Trac
                                                                       const std::vector<std::size_t>& ops) const {
   std::vector<std::optional<Payload>> result;
   with_python_errors([&] {
-    py::list indices;
-    for (std::size_t index : ops) indices.append(index);
     const py::list values =
         backend_module("tl_gradients")
-            .attr("leaf_gradients")(live_, payload_views(trace), output_indices(trace), options.loss, indices);
-    for (std::size_t k = 0; k < ops.size(); ++k) {
-      const Op& op = trace.ops[ops[k]];
-      if (values[k].is_none()) {
-        result.emplace_back();
-        continue;
-      }
-      result.emplace_back(payload_from_value(values[k][py::int_(0)], op.dtype, op.shape,
-                                             "the gradient of " + op.label + " as a leaf", values[k][py::int_(1)].cast<bool>()));
-    }
+            .attr("leaf_gradients")(live_, payload_views(trace), output_indices(trace), options.loss, indices_of(ops));
+    result = gradient_payloads(trace, ops, values, " as a leaf");
+  });
+  return result;
+}
+
+std::vector<std::optional<Payload>> TinygradLiveGraph::edge_gradients(const Trace& trace, const GradOptions& options,
+                                                                      const std::vector<std::size_t>& ops) const {
+  std::vector<std::optional<Payload>> result;
+  with_python_errors([&] {
+    py::dict grads;
+    for (const Op& op : trace.ops)
+      if (op.grad && op.dtype.is_float()) grads[py::int_(op.index)] = payload_view(*op.grad);
+    const py::list values =
+        backend_module("tl_gradients")
+            .attr("edge_gradients")(live_, payload_views(trace), output_indices(trace), options.loss, grads, indices_of(ops));
+    result = gradient_payloads(trace, ops, values, " one edge at a time");
   });
   return result;
 }

@@ -140,7 +140,7 @@ class TinygradEngine : public Engine {
 
   RowObjects build_row(const RosterRow& row) override {
     RowFixture fixture = tinygrad::build_row(row);
-    return {std::move(fixture.forward), std::move(fixture.inputs)};
+    return {std::move(fixture.forward), std::move(fixture.inputs), std::move(fixture.again)};
   }
 
   Trace capture(const py::object& fn, const py::tuple& args, const TraceOptions& options) override {

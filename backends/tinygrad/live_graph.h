@@ -39,6 +39,8 @@ class TinygradLiveGraph : public LiveGraph {
                              const std::vector<std::map<std::size_t, Payload>>& replacements) const override;
   std::vector<std::optional<Payload>> leaf_gradients(const Trace& trace, const GradOptions& options,
                                                      const std::vector<std::size_t>& ops) const override;
+  std::vector<std::optional<Payload>> edge_gradients(const Trace& trace, const GradOptions& options,
+                                                     const std::vector<std::size_t>& ops) const override;
   std::vector<Payload> alone_values(const Trace& trace, const std::vector<std::size_t>& ops) const override;
   std::vector<std::size_t> judged_ops(const Trace& trace) const override;
 

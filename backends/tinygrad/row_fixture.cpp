@@ -47,11 +47,14 @@ RowFixture build_row(const RosterRow& row) {
     spec["source_dir"] = TL_SOURCE_DIR;
     spec["forward_file"] = py::bytes(row.forward_where.file);
     spec["forward_line"] = row.forward_where.line;
+    spec["again"] = row.again;
+    spec["again_line"] = row.again_where.line;
     spec["setup_line"] = row.setup_where.line;
     spec["id"] = row.id;
     const py::tuple built = backend_module("tl_row_builder").attr("build")(spec);
     fixture.forward = built[0];
     fixture.inputs = built[1];
+    fixture.again = built[2];
   });
   return fixture;
 }

@@ -12,6 +12,7 @@ namespace py = pybind11;
 struct RowFixture {
   py::object forward;  // a Python function over the inputs; tracebacks cite the roster file:line
   py::tuple inputs;
+  py::object again;  // the row's `again:` as such a function, or None
 };
 
 // Seeds tinygrad's RNG (when the row has a seed) and builds everything afresh.

@@ -27,6 +27,8 @@ namespace tl {
 struct RowObjects {
   pybind11::object forward;
   pybind11::tuple inputs;
+  // The forward's second call over the same inputs (the roster's `again:`), or None: `forward` again.
+  pybind11::object again = pybind11::none();
 };
 
 // What the framework ran while a watch was on, counted by the framework, not by the trace.

@@ -133,6 +133,24 @@ bool has_float_output(const Trace& trace) {
   return false;
 }
 
+namespace {
+
+// Where two readings of the objects' tensors differ (`when` says after what), or nullopt.
+std::optional<std::string> state_difference(const std::vector<std::pair<std::string, Payload>>& got,
+                                            const std::vector<std::pair<std::string, Payload>>& want, const std::string& when) {
+  for (std::size_t i = 0; i < std::max(got.size(), want.size()); ++i) {
+    if (i >= got.size() || i >= want.size() || got[i].first != want[i].first) {
+      const std::string missing = i >= got.size() ? want[i].first : got[i].first;
+      return "the captured objects and the eager twin's hold different tensors " + when + " (first: " + missing + ")";
+    }
+    const Comparison comparison = compare(want[i].second, got[i].second);
+    if (!comparison.equal) return got[i].first + " " + when + " differs from the eager twin's: " + comparison.message;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Check check_model_afterwards(const RowCapture& capture, const EagerRun& eager) {
   if (capture.outputs_after.size() != eager.second_outputs.size()) {
     return {"model_afterwards", false,
@@ -147,27 +165,19 @@ Check check_model_afterwards(const RowCapture& capture, const EagerRun& eager) {
                   " differs from the eager twin's second call: " + comparison.message};
     }
   }
-  return {"model_afterwards", true, "called again after the capture, the forward gives what a second eager call gives"};
+  if (auto difference = state_difference(capture.state_after_again, eager.state_after_again, "after the second call"))
+    return {"model_afterwards", false, *difference};
+  return {"model_afterwards", true,
+          "called again after the capture, the forward gives what a second eager call gives, and the " +
+              std::to_string(capture.state_after_again.size()) + " tensor(s) the objects hold after it equal the twin's"};
 }
 
 Check check_state_afterwards(const RowCapture& capture, const EagerRun& eager) {
-  const auto& got = capture.state_after;
-  const auto& want = eager.state_after;
-  for (std::size_t i = 0; i < std::max(got.size(), want.size()); ++i) {
-    if (i >= got.size() || i >= want.size() || got[i].first != want[i].first) {
-      const std::string missing = i >= got.size() ? want[i].first : got[i].first;
-      return {"state_afterwards", false,
-              "the captured objects and the eager twin's hold different tensors (first: " + missing + ")"};
-    }
-    const Comparison comparison = compare(want[i].second, got[i].second);
-    if (!comparison.equal) {
-      return {"state_afterwards", false,
-              got[i].first + " after the capture differs from the eager twin's after one forward: " + comparison.message};
-    }
-  }
-  if (got.empty()) return {"state_afterwards", true, "the row's objects hold no tensors"};
+  if (auto difference = state_difference(capture.state_after, eager.state_after, "after one forward"))
+    return {"state_afterwards", false, *difference};
+  if (capture.state_after.empty()) return {"state_afterwards", true, "the row's objects hold no tensors"};
   return {"state_afterwards", true,
-          "the " + std::to_string(got.size()) +
+          "the " + std::to_string(capture.state_after.size()) +
               " tensor(s) the row's objects hold equal the eager twin's after one forward, bit for bit"};
 }
 
@@ -249,47 +259,129 @@ double leaf_gradient_slack(const Payload& a, const Payload& b, const DType& dtyp
 
 }  // namespace
 
-// Every intermediate float op's derived gradient against the framework's autograd with that op as a
-// leaf (up to kLeafGradientLimit ops; beyond, an even spread, and the summary says it is a sample), within
-// kLeafGradientUlps of the gradient's scale; NaN for NaN and inf for inf of the same sign.
-Check check_grads_against_leaf_autograd(const Trace& trace, const GradOptions& options, std::vector<std::size_t>* unanswered) {
+namespace {
+
+// One gradient against its truth from the framework's autograd, within leaf_gradient_slack; the
+// failure's message says which truth (`how`).
+std::optional<Check> gradient_differs(const Op& op, const Payload& truth, const DType& narrowest, double trace_scale,
+                                      const std::string& how) {
+  const double slack = leaf_gradient_slack(truth, *op.grad, narrowest, trace_scale);
+  const Comparison comparison = compare_values(truth, *op.grad, Tolerance{.abs = slack});
+  if (comparison.equal) return std::nullopt;
+  return Check{"derived_grads", false,
+               op.label + "'s derived gradient differs from the framework's autograd " + how + ": " + comparison.message +
+                   " (by more than " + std::to_string(static_cast<int>(kLeafGradientUlps)) +
+                   " ulps of its largest element in the narrowest float dtype downstream, and than 2^-13 of the trace's "
+                   "largest gradient)"};
+}
+
+// Whether a gradient differs from the edges' truth only where one of the two is inf or nan: the
+// edges' sum of products overflows in another order than the derivation's fused program (a gelu at
+// -300), which the leaf route judges instead.
+bool differs_only_where_not_finite(const Payload& truth, const Payload& grad, double slack) {
+  const std::vector<double> want = truth.to_doubles();
+  const std::vector<double> got = grad.to_doubles();
+  bool not_finite = false;
+  for (std::size_t k = 0; k < want.size() && k < got.size(); ++k) {
+    if (std::isfinite(want[k]) && std::isfinite(got[k])) {
+      if (std::fabs(want[k] - got[k]) > slack) return false;
+    } else {
+      not_finite = true;
+    }
+  }
+  return not_finite && want.size() == got.size();
+}
+
+}  // namespace
+
+// Every intermediate float op's derived gradient against the framework's autograd one edge at a time
+// (every op the framework answers for), then with the op as a leaf: the ops the edges could not
+// answer for (up to kLeafGradientLimit, evenly spread) and kLeafAnchorLimit of the others, whose
+// truth is then the whole graph downstream (what the edges' tolerances could let drift, layer by
+// layer). Within kLeafGradientUlps of the gradient's scale; NaN for NaN and inf for inf of the same sign.
+Check check_intermediate_grads(const Trace& trace, const GradOptions& options, std::vector<std::size_t>* unanswered) {
   std::vector<std::size_t> derived;
   for (const Op& op : trace.ops) {
-    if (op.kind == OpKind::Compute && op.dtype.is_float() && op.grad && op.out && op.out->numel() != 0)
-      derived.push_back(op.index);
+    const bool intermediate = op.kind == OpKind::Compute || op.kind == OpKind::View;
+    if (intermediate && op.dtype.is_float() && op.grad && op.out && op.out->numel() != 0) derived.push_back(op.index);
   }
-  const std::vector<std::size_t> ops = spread(derived, kLeafGradientLimit);
-  const std::vector<std::optional<Payload>> truth = trace.live->leaf_gradients(trace, options, ops);
   double trace_scale = 0.0;
   for (const Op& op : trace.ops)
     if (op.grad && op.dtype.is_float()) trace_scale = largest_finite(*op.grad, trace_scale);
   // ulps of the narrowest float dtype each gradient flows back through (a float16 layer's)
-  const std::vector<DType> narrowest = narrowest_float_downstream(trace, ops);
-  std::size_t checked = 0;
+  const std::vector<DType> narrowest = narrowest_float_downstream(trace, derived);
+  const std::vector<std::optional<Payload>> by_edge = trace.live->edge_gradients(trace, options, derived);
+  std::vector<std::size_t> edge_checked, not_by_edge;
+  std::size_t not_finite = 0;  // of not_by_edge: ops the edges' sum and the derivation overflow differently
+  std::map<std::size_t, DType> narrowest_of;
+  // From the outputs down: the first op whose gradient differs has readers whose gradients held, so the
+  // message names the op whose own gradient is wrong, not the ops below it that read it.
+  for (std::size_t k = derived.size(); k-- > 0;) {
+    narrowest_of.emplace(derived[k], narrowest[k]);
+    if (k >= by_edge.size() || !by_edge[k]) {
+      not_by_edge.push_back(derived[k]);
+      continue;
+    }
+    const Op& op = trace.ops[derived[k]];
+    if (auto failed = gradient_differs(op, *by_edge[k], narrowest[k], trace_scale,
+                                       "one edge at a time (the sum of its readers' vector-Jacobian products with their "
+                                       "derived gradients, and the loss's own gradient where it is an output)")) {
+      const double slack = leaf_gradient_slack(*by_edge[k], *op.grad, narrowest[k], trace_scale);
+      if (!differs_only_where_not_finite(*by_edge[k], *op.grad, slack)) return *failed;
+      not_by_edge.push_back(derived[k]);
+      ++not_finite;
+      continue;
+    }
+    edge_checked.push_back(derived[k]);
+  }
+  std::reverse(edge_checked.begin(), edge_checked.end());
+  std::reverse(not_by_edge.begin(), not_by_edge.end());
+  // Then with the op as a leaf: what the edges left, and an anchor of the rest.
+  const std::vector<std::size_t> left = spread(not_by_edge, kLeafGradientLimit);
+  const std::vector<std::size_t> anchors = spread(edge_checked, kLeafAnchorLimit);
+  std::vector<std::size_t> ops = left;
+  ops.insert(ops.end(), anchors.begin(), anchors.end());
+  const std::vector<std::optional<Payload>> by_leaf = trace.live->leaf_gradients(trace, options, ops);
+  std::size_t leaf_checked = 0;
+  std::size_t leaf_not_finite = 0;
+  std::size_t leaf_cannot = 0;  // of `left`: ops the framework's autograd cannot take as a leaf  // equal but where the leaf's
+                                // program and the derivation overflow differently
   for (std::size_t k = 0; k < ops.size(); ++k) {
-    if (k >= truth.size() || !truth[k]) {
-      if (unanswered != nullptr) unanswered->push_back(ops[k]);
+    if (k >= by_leaf.size() || !by_leaf[k]) {
+      if (k < left.size()) {
+        ++leaf_cannot;
+        if (unanswered != nullptr) unanswered->push_back(ops[k]);
+      }
       continue;
     }
     const Op& op = trace.ops[ops[k]];
-    const double slack = leaf_gradient_slack(*truth[k], *op.grad, narrowest[k], trace_scale);
-    const Comparison comparison = compare_values(*truth[k], *op.grad, Tolerance{.abs = slack});
-    if (!comparison.equal)
-      return {"derived_grads", false,
-              op.label + "'s derived gradient differs from the framework's autograd with " + op.label +
-                  " as a leaf: " + comparison.message + " (by more than " + std::to_string(static_cast<int>(kLeafGradientUlps)) +
-                  " ulps of its largest element in the narrowest float dtype downstream, and than 2^-13 of the trace's "
-                  "largest gradient)"};
-    ++checked;
+    if (auto failed =
+            gradient_differs(op, *by_leaf[k], narrowest_of.at(ops[k]), trace_scale, "with " + op.label + " as a leaf")) {
+      const double slack = leaf_gradient_slack(*by_leaf[k], *op.grad, narrowest_of.at(ops[k]), trace_scale);
+      if (!differs_only_where_not_finite(*by_leaf[k], *op.grad, slack)) return *failed;
+      ++leaf_not_finite;
+      continue;
+    }
+    leaf_checked += k < left.size();
   }
-  std::string summary = std::to_string(checked) + " of " + std::to_string(derived.size()) +
-                        " intermediate gradient(s) equal the framework's autograd with the op as a leaf (within " +
+  std::string summary = std::to_string(edge_checked.size()) + " of " + std::to_string(derived.size()) +
+                        " intermediate gradient(s) equal the framework's autograd one edge at a time (each reader's "
+                        "vector-Jacobian product with its derived gradient, summed; within " +
                         std::to_string(static_cast<int>(kLeafGradientUlps)) +
                         " ulps of each gradient's largest element, or 2^-13 of the trace's largest gradient)";
-  if (derived.size() > kLeafGradientLimit) summary += " (a sample, evenly spread; the rest are not checked this way)";
-  if (checked < ops.size())
-    summary += " (" + std::to_string(ops.size() - checked) +
-               " not checked this way: the framework's autograd cannot take them as a leaf)";
+  if (!anchors.empty())
+    summary += ", and " + std::to_string(anchors.size()) + " of those, evenly spread, also with the op as a leaf";
+  if (!not_by_edge.empty()) {
+    summary += "; the edges could not answer for " + std::to_string(not_by_edge.size());
+    if (not_finite > 0)
+      summary += " (" + std::to_string(not_finite) + " differ from the edges' sum only where one of the two is inf or nan)";
+    summary += ": " + std::to_string(leaf_checked) + " equal the framework's autograd with the op as a leaf";
+    if (not_by_edge.size() > kLeafGradientLimit) summary += " (a sample, evenly spread; the rest are not checked this way)";
+    if (leaf_cannot > 0) summary += ", " + std::to_string(leaf_cannot) + " it cannot take as a leaf";
+  }
+  if (leaf_not_finite > 0)
+    summary += "; " + std::to_string(leaf_not_finite) +
+               " differ from the leaf's gradient only where one of the two is inf or nan, and are not judged there";
   return {"derived_grads", true, summary};
 }
 
@@ -318,7 +410,7 @@ Check check_derived_grads(Trace& trace, const EagerRun& eager) {
     ++exact;
   }
   const std::size_t unanswered_inputs = unanswered.size();
-  Check leaves = check_grads_against_leaf_autograd(trace, options, &unanswered);
+  Check leaves = check_intermediate_grads(trace, options, &unanswered);
   if (!leaves.passed) return leaves;
   const std::string autograd = std::to_string(exact) + " input gradient(s) equal the framework's autograd; " + leaves.detail;
   // Finite differences (a tolerance) only where autograd could not answer.

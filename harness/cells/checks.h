@@ -31,8 +31,10 @@ Check check_state_afterwards(const RowCapture& capture, const EagerRun& eager);
 Check check_payloads_equal_alone(const Trace& trace);
 constexpr std::size_t kAloneLimit = 32;
 // Each leaf's gradient is a backward pass over what lies downstream of it: 16 of them keep a
-// 500-step chain's cell within a quarter of its time limit.
+// 500-step chain's cell within a quarter of its time limit. The ones the edge check could not answer
+// for are checked this way up to kLeafGradientLimit; of the ones it did, kLeafAnchorLimit.
 constexpr std::size_t kLeafGradientLimit = 16;
+constexpr std::size_t kLeafAnchorLimit = 4;
 // The row's `expect.output` / `expect.outputs` values.
 Check check_expected_output(const RosterRow& row, const Trace& trace);
 Check check_constant_kinds(const RosterRow& row, const Trace& trace);
@@ -41,20 +43,21 @@ Check check_replay_validation(BackendProtocol& backend, const RosterRow& row, co
 bool has_float_output(const Trace& trace);
 // Derives intermediate grads into `trace`: each float input's equals the framework's own autograd on
 // the eager twin bit for bit but for a NaN's sign and payload (compare_values: two programs); each
-// intermediate's equals the framework's autograd with that op as a leaf
-// (check_grads_against_leaf_autograd). Central finite differences check only what the framework's
-// autograd could not answer for: an input without an eager twin's gradient, an op autograd cannot
-// take as a leaf.
+// intermediate's equals the framework's autograd (check_intermediate_grads). Central finite differences check only what the
+// framework's autograd could not answer for: an input without an eager twin's gradient, an op autograd cannot take as a leaf.
 Check check_derived_grads(Trace& trace, const EagerRun& eager);
 
-// Every intermediate float op's derived gradient (already in `trace`) against the framework's autograd
-// with that op as a leaf (LiveGraph::leaf_gradients), up to kLeafGradientLimit ops (beyond: an even spread,
-// and the detail says it is a sample), within the larger of 16 ulps of the gradient's largest element
-// (in the narrowest float dtype downstream) and 2^-13 of the trace's largest gradient: the two are two
-// programs that round differently. `unanswered` receives the checked ops the framework's autograd could
-// not take as a leaf.
-Check check_grads_against_leaf_autograd(const Trace& trace, const GradOptions& options,
-                                        std::vector<std::size_t>* unanswered = nullptr);
+// Every intermediate float op's derived gradient (already in `trace`) against the framework's own
+// autograd: one edge at a time for every op it answers for (LiveGraph::edge_gradients: the outputs'
+// gradients are the loss's, and each op's is the sum of its readers' vector-Jacobian products with
+// their derived gradients, so all of them are checked, by induction from the outputs, at a cost linear
+// in the ops); then with the op as a leaf (LiveGraph::leaf_gradients, the whole graph downstream) for
+// up to kLeafGradientLimit of the ops the edges could not answer for and kLeafAnchorLimit of the rest
+// (evenly spread; the detail says where it samples). Within the larger of 16 ulps of the gradient's
+// largest element (in the narrowest float dtype downstream) and 2^-13 of the trace's largest gradient:
+// the truths and the derivation are programs that round differently. `unanswered` receives the ops
+// neither route could answer for.
+Check check_intermediate_grads(const Trace& trace, const GradOptions& options, std::vector<std::size_t>* unanswered = nullptr);
 // Saves and loads a .tlspec bundle (in the temporary directory) and compares it with `trace`.
 Check check_tlspec_round_trip(const Trace& trace, const std::string& id);
 

@@ -18,6 +18,16 @@ Trace trace_row(Engine& engine, const RosterRow& row) {
   return trace_as(engine.name(), objects.forward, objects.inputs, row.options);
 }
 
+namespace {
+
+// The objects' second call: the row's `again:` where it has one, the forward as it is otherwise.
+RowObjects second_call(const RowObjects& objects) {
+  if (objects.again.is_none()) return objects;
+  return {objects.again, objects.inputs, objects.again};
+}
+
+}  // namespace
+
 RowCapture capture_row(Engine& engine, const RosterRow& row) {
   // An out-of-range framework refuses before the row's objects are even built.
   engine.refuse_unsupported_version();
@@ -33,7 +43,8 @@ RowCapture capture_row(Engine& engine, const RosterRow& row) {
   result.rng_state = engine.rng_state();
   result.state_after = engine.held_state(objects);
   // The captured objects called once more, as a user would call the model again.
-  result.outputs_after = engine.run_eagerly(objects);
+  result.outputs_after = engine.run_eagerly(second_call(objects));
+  result.state_after_again = engine.held_state(objects);
   return result;
 }
 
@@ -44,7 +55,8 @@ EagerRun eager_row(Engine& engine, const RosterRow& row) {
   result.outputs = engine.run_eagerly(objects);
   result.rng_state = engine.rng_state();
   result.state_after = engine.held_state(objects);
-  result.second_outputs = engine.run_eagerly(objects);
+  result.second_outputs = engine.run_eagerly(second_call(objects));
+  result.state_after_again = engine.held_state(objects);
   // Gradients as a user gets them right after a forward: on a twin of their own, nothing realized
   // before them (realizing the outputs first can make a gradient read them as buffers, another value).
   InputGradients gradients = engine.input_gradients(engine.build_row(row));

@@ -27,16 +27,18 @@ struct RowCapture {
   std::vector<std::pair<std::string, Payload>> state_after;
   // The row's own objects called again after the capture (after rng_state was read): what a second
   // eager call gives once the capture is done; with the model as one eager forward left it, the
-  // same as an eager twin's second call.
+  // same as an eager twin's second call. With the row's `again:`, that call takes other arguments.
   std::vector<Payload> outputs_after;
+  std::vector<std::pair<std::string, Payload>> state_after_again;  // what the objects hold after it
 };
 
 // The same row run eagerly from scratch: outputs read first, then the RNG state, then a second call.
 struct EagerRun {
   std::vector<Payload> outputs;
   std::string rng_state;
-  std::vector<std::pair<std::string, Payload>> state_after;  // what the objects hold after the first call
-  std::vector<Payload> second_outputs;                       // the forward called again on the same objects
+  std::vector<std::pair<std::string, Payload>> state_after;        // what the objects hold after the first call
+  std::vector<Payload> second_outputs;                             // the forward called again on the same objects
+  std::vector<std::pair<std::string, Payload>> state_after_again;  // what they hold after that call
   // The framework's own gradients of the summed float outputs with respect to each float Tensor
   // argument (by argument position), on a twin nothing was realized on; empty when the framework
   // cannot differentiate the forward (`input_grads_error` says why).

@@ -94,6 +94,14 @@ class LiveGraph {
   // derivation over the whole graph). nullopt for an op the framework cannot be asked about.
   virtual std::vector<std::optional<Payload>> leaf_gradients(const Trace& trace, const GradOptions& options,
                                                              const std::vector<std::size_t>& ops) const = 0;
+  // Each listed float op's gradient from the framework's own autograd one edge at a time: the loss's
+  // gradient where the op is an output, plus, for each op that reads it, that reader rebuilt alone
+  // over the saved payloads it reads and differentiated against the reader's derived gradient
+  // (Op::grad), summed. By induction from the outputs, derived gradients that all equal this are all
+  // right: a check of every op at a cost linear in the ops. nullopt for an op the framework cannot
+  // answer for this way (a reader without a derived gradient reads it).
+  virtual std::vector<std::optional<Payload>> edge_gradients(const Trace& trace, const GradOptions& options,
+                                                             const std::vector<std::size_t>& ops) const = 0;
   // Each listed op's value as the framework gives that op realized on its own, afresh over the
   // trace's leaves: what the capture's payloads are checked against.
   virtual std::vector<Payload> alone_values(const Trace& trace, const std::vector<std::size_t>& ops) const = 0;

@@ -530,7 +530,7 @@ class Reader {
     std::optional<YAML::Node> capture_key;  // an expectation only capturing rows take
     for_each_key(node, "a row",
                  {"id", "family", "description", "seed", "inputs", "tensors", "layers", "options", "request", "capability",
-                  "setup", "forward", "expect", "requires", "xfail"},
+                  "setup", "forward", "again", "expect", "requires", "xfail"},
                  [&](const std::string& key, const YAML::Node& value) {
                    if (key == "id") {
                      row.id = scalar(value, "id");
@@ -588,6 +588,9 @@ class Reader {
                    } else if (key == "forward") {
                      row.forward = scalar(value, "forward");
                      row.forward_where = text_at(value);
+                   } else if (key == "again") {
+                     row.again = scalar(value, "again");
+                     row.again_where = text_at(value);
                    } else {
                      row.expect = expectations(value, capture_key);
                    }

@@ -120,6 +120,11 @@ struct RosterRow {
   std::string capability;  // capability rows: the flag they prove
   std::string forward;     // a Python expression, or a function body with `return`
   SourceLocation forward_where;
+  // `again:`: the forward's second call (the model-afterwards check) when it takes other arguments,
+  // over the same inputs and objects (a later start_pos, which reads the KV cache the first call
+  // wrote). Empty: the forward again, as it is.
+  std::string again;
+  SourceLocation again_where;
   Expectations expect;
   // `requires:`: a feature this run has not enabled skips the cell; a version range the installed
   // framework is outside makes it unsupported. An ecosystem row requires `ecosystem` implicitly.

@@ -53,16 +53,19 @@ def _toy_build(row):
     for spec in row["tensors"]:
         scope[spec["name"]] = tensor(spec)
     inputs = tuple(tensor(spec) for spec in row["inputs"])
-    source = row["forward"].strip()
-    try:  # an expression, or a function body with `return`
-        compile(source, "<forward>", "eval")
-        body = "return (" + source + ")"
-    except SyntaxError:
-        body = source
-    padding = "\n" * max(row["forward_line"] - 2, 0)  # tracebacks cite the roster's lines (def just above)
     params = ", ".join(spec["name"] for spec in row["inputs"])
-    exec(compile(padding + f"def forward({params}):\n" + textwrap.indent(body, "    ") + "\n", row["forward_file"], "exec"), scope)
-    return scope["forward"], inputs
+    def define(name, source, line):
+        source = source.strip()
+        try:  # an expression, or a function body with `return`
+            compile(source, "<forward>", "eval")
+            body = "return (" + source + ")"
+        except SyntaxError:
+            body = source
+        padding = "\n" * max(line - 2, 0)  # tracebacks cite the roster's lines (def just above)
+        exec(compile(padding + f"def {name}({params}):\n" + textwrap.indent(body, "    ") + "\n", row["forward_file"], "exec"), scope)
+        return scope[name]
+    forward = define("forward", row["forward"], row["forward_line"])
+    return forward, inputs, define("again", row["again"], row["again_line"]) if row["again"] else None
 
 def _toy_outputs(returned):
     outputs = [returned] if isinstance(returned, Tensor) else list(returned) if isinstance(returned, (tuple, list)) else []
@@ -294,7 +297,12 @@ class ToyLiveGraph : public LiveGraph {
     return ops;
   }
 
-  // toygrad's autograd cannot take an intermediate as a leaf: finite differences check those.
+  // toygrad's autograd cannot take an intermediate as a leaf, nor differentiate one op alone: finite
+  // differences check those.
+  std::vector<std::optional<Payload>> edge_gradients(const Trace& /*trace*/, const GradOptions& /*options*/,
+                                                     const std::vector<std::size_t>& ops) const override {
+    return std::vector<std::optional<Payload>>(ops.size());
+  }
   std::vector<std::optional<Payload>> leaf_gradients(const Trace& /*trace*/, const GradOptions& /*options*/,
                                                      const std::vector<std::size_t>& ops) const override {
     return std::vector<std::optional<Payload>>(ops.size());
@@ -327,6 +335,7 @@ struct Fixture {
   py::dict glue;
   py::object forward;
   py::tuple inputs;
+  py::object again;
 };
 
 // The row's tensors and forward, built afresh.
@@ -343,9 +352,12 @@ Fixture build_row(const RosterRow& row) {
     spec["forward"] = row.forward;
     spec["forward_file"] = py::bytes(row.forward_where.file);
     spec["forward_line"] = row.forward_where.line;
+    spec["again"] = row.again;
+    spec["again_line"] = row.again_where.line;
     const py::tuple built = fixture.glue["_toy_build"](spec);
     fixture.forward = built[0];
     fixture.inputs = built[1];
+    fixture.again = built[2];
   });
   return fixture;
 }
@@ -469,7 +481,7 @@ class ToyEngine : public Engine {
 
   RowObjects build_row(const RosterRow& row) override {
     Fixture fixture = toy::build_row(row);
-    return {std::move(fixture.forward), std::move(fixture.inputs)};
+    return {std::move(fixture.forward), std::move(fixture.inputs), std::move(fixture.again)};
   }
 
   Trace capture(const py::object& fn, const py::tuple& args, const TraceOptions& options) override {

@@ -1,6 +1,10 @@
 // Capture invariants on the real pinned tinygrad: one evaluation, outputs equal eager, constant
 // kinds, inputs untouched, and the user's graph still differentiable after a trace.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "backends/tinygrad/protocol.h"
 #include "harness/backend/backend_registry.h"
@@ -173,6 +177,24 @@ TEST(Capture, EveryChainedOpOfAHouseholderStepEqualsItsValueAlone) {
     const Op& op = trace.ops[chained[k]];
     EXPECT_TRUE(compare(alone[k], *op.out).equal) << op.label << ": " << compare(alone[k], *op.out).message;
   }
+}
+
+// A row's `again:` is the second call, on the captured objects and on the eager twin alike (a later
+// start_pos): its outputs are the again-forward's, not the first call's.
+TEST(Capture, TheSecondCallIsTheRowsAgainForward) {
+  const auto file = std::filesystem::temp_directory_path() / ("tl-again-" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(file) << "rows:\n  - id: called_later\n    family: config_built\n    description: again\n"
+                         "    inputs:\n      x: [1.0, 2.0]\n    forward: x + 1\n    again: x * 10\n";
+  const Roster roster = load_roster(file.string(), testing::tinygrad_vocabulary());
+  std::filesystem::remove(file);
+  const auto protocol = protocol_of(backends::spec("tinygrad"));
+  const RowCapture capture = protocol->capture_row(roster.rows.at(0));
+  const EagerRun eager = protocol->eager_row(roster.rows.at(0));
+  ASSERT_EQ(capture.outputs_after.size(), 1U);
+  ASSERT_EQ(eager.second_outputs.size(), 1U);
+  EXPECT_EQ(capture.outputs_after[0].to_doubles(), (std::vector<double>{10.0, 20.0}));
+  EXPECT_EQ(eager.second_outputs[0].to_doubles(), (std::vector<double>{10.0, 20.0}));
+  EXPECT_EQ(eager.outputs[0].to_doubles(), (std::vector<double>{2.0, 3.0}));
 }
 
 // A uint8 subtraction holds the literal uint8 -1; every device stores it as 255, and so does the

@@ -94,25 +94,39 @@ TEST(DerivedGrads, AWrongGradientIsCaught) {
   EXPECT_NE(check.detail.find(input.label), std::string::npos) << check.detail;
 }
 
-// Every intermediate gradient is checked against tinygrad's autograd with that op as a leaf (issue 36,
-// item 4): the derivation passes, and one intermediate gradient 1% off (a bug that failed no cell
-// before) fails, naming the op.
-TEST(DerivedGrads, AnIntermediateGradientOnePercentOffFailsAgainstTheLeafsOwnAutograd) {
+// Every intermediate gradient is checked against tinygrad's autograd (issue 36, item 4), one edge at a
+// time, every op: the derivation passes, and one intermediate gradient 1% off (a bug that failed no
+// cell before) fails, naming the op, whether or not the leaf route's sample holds it.
+TEST(DerivedGrads, AnIntermediateGradientOnePercentOffFailsAgainstTheEdgesOwnAutograd) {
   auto [trace, options] = derived_model();
-  const Check passing = check_grads_against_leaf_autograd(trace, options);
+  const Check passing = check_intermediate_grads(trace, options);
   EXPECT_TRUE(passing.passed) << passing.detail;
   std::size_t intermediates = 0;
-  for (const Op& op : trace.ops) intermediates += op.kind == OpKind::Compute && op.dtype.is_float();
-  const std::size_t checked = std::min(intermediates, kLeafGradientLimit);
-  EXPECT_EQ(passing.detail.find(std::to_string(checked) + " of " + std::to_string(intermediates) + " intermediate"), 0u)
+  for (const Op& op : trace.ops) intermediates += (op.kind == OpKind::Compute || op.kind == OpKind::View) && op.dtype.is_float();
+  EXPECT_EQ(passing.detail.find(std::to_string(intermediates) + " of " + std::to_string(intermediates) + " intermediate"), 0u)
       << passing.detail;
   Op& inner = trace.ops[first_op_named(trace, "RECIPROCAL")];  // inside tanh
   std::vector<double> scaled = inner.grad->to_doubles();
   for (double& g : scaled) g *= 1.01;
   inner.grad = Payload::from_doubles(inner.grad->dtype, inner.grad->shape, scaled);
-  const Check failing = check_grads_against_leaf_autograd(trace, options);
+  const Check failing = check_intermediate_grads(trace, options);
   EXPECT_FALSE(failing.passed);
-  EXPECT_NE(failing.detail.find(inner.label + "'s derived gradient differs"), std::string::npos) << failing.detail;
+  EXPECT_NE(failing.detail.find(inner.label + "'s derived gradient differs from the framework's autograd one edge at a time"),
+            std::string::npos)
+      << failing.detail;
+}
+
+// The induction starts at the outputs: an output's gradient is the loss's own, so one 1% off fails
+// there (its readers' products alone would not show it).
+TEST(DerivedGrads, AnOutputsGradientOnePercentOffFailsAgainstTheLossesOwn) {
+  auto [trace, options] = derived_model();
+  Op& output = trace.ops[trace.outputs[0]];
+  std::vector<double> scaled = output.grad->to_doubles();
+  for (double& g : scaled) g *= 1.01;
+  output.grad = Payload::from_doubles(output.grad->dtype, output.grad->shape, scaled);
+  const Check failing = check_intermediate_grads(trace, options);
+  EXPECT_FALSE(failing.passed);
+  EXPECT_NE(failing.detail.find(output.label + "'s derived gradient differs"), std::string::npos) << failing.detail;
 }
 
 // Through bfloat16 (8 significant bits) a float32-sized step is lost to rounding: the check must

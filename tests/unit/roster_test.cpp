@@ -81,6 +81,23 @@ TEST_F(RosterFile, ReadsAGoodRow) {
   EXPECT_EQ(row.forward_where.line, 6);
 }
 
+// `again:` is the second call's forward, cited at its own line like `forward:`.
+TEST_F(RosterFile, AgainIsTheSecondCallsForward) {
+  const Roster roster = load_roster(write(R"(rows:
+  - id: later
+    family: config_built
+    inputs:
+      x: [1.0, 2.0]
+    forward: x + 1
+    again: x + 2
+)"),
+                                    testing::tinygrad_vocabulary());
+  ASSERT_EQ(roster.rows.size(), 1u);
+  EXPECT_EQ(roster.rows[0].again, "x + 2");
+  EXPECT_EQ(roster.rows[0].again_where.line, 7);
+  EXPECT_TRUE(load_roster(write(kGoodRow), testing::tinygrad_vocabulary()).rows[0].again.empty());
+}
+
 TEST_F(RosterFile, ArangeFillsAShape) {
   const Roster roster = load_roster(write(R"(rows:
   - id: filled

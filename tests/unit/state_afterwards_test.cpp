@@ -62,5 +62,22 @@ TEST(StateAfterwards, ANanWithAnotherSignFails) {
   EXPECT_FALSE(result.passed) << result.detail;
 }
 
+// A second call (the roster's `again:`, a later start_pos) writes state too: what the objects hold
+// after it is compared as well, so a cache the second call leaves wrong fails model_afterwards even
+// where its outputs agree.
+TEST(ModelAfterwards, StateTheSecondCallLeavesWrongFails) {
+  RowCapture capture;
+  EagerRun twin;
+  capture.outputs_after = twin.second_outputs = {Payload::from_doubles(float32(), {1}, {1.0})};
+  capture.state_after_again = twin.state_after_again = state(0.25, 2);
+  const Check passing = check_model_afterwards(capture, twin);
+  EXPECT_TRUE(passing.passed) << passing.detail;
+  EXPECT_NE(passing.detail.find("the 2 tensor(s) the objects hold after it"), std::string::npos) << passing.detail;
+  capture.state_after_again = state(0.25, 1);
+  const Check failing = check_model_afterwards(capture, twin);
+  EXPECT_FALSE(failing.passed);
+  EXPECT_NE(failing.detail.find("bn.num_batches_tracked after the second call differs"), std::string::npos) << failing.detail;
+}
+
 }  // namespace
 }  // namespace tl

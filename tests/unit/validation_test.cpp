@@ -209,6 +209,10 @@ class ReplacementIgnored : public LiveGraph {
                                                      const std::vector<std::size_t>& ops) const override {
     return real_->leaf_gradients(t, o, ops);
   }
+  std::vector<std::optional<Payload>> edge_gradients(const Trace& t, const GradOptions& o,
+                                                     const std::vector<std::size_t>& ops) const override {
+    return real_->edge_gradients(t, o, ops);
+  }
   std::vector<Payload> alone_values(const Trace& t, const std::vector<std::size_t>& ops) const override {
     return real_->alone_values(t, ops);
   }

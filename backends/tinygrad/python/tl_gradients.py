@@ -15,7 +15,7 @@ from tinygrad.dtype import dtypes
 from tinygrad.tensor import Tensor
 from tinygrad.uop.ops import GroupOp, Ops, UOp
 
-from tl_buffer_write import op_sources
+from tl_buffer_write import op_sources, without_writes
 from tl_evaluation import (VIEWS, Builder, Live, Requests, eager_schedule, evaluation_context, fresh_buffer, make_plan, rebuilt, run,
                            with_ownership)
 
@@ -190,6 +190,54 @@ def leaf_gradients(live: Live, payloads: list, outputs: list, expression: str, o
     values = [None if s is None else requests.buffer(s) for s in sinks]
     owned = with_ownership(values, [s is not None and requests.created(s) for s in sinks])
     return [None if s is None else value for s, value in zip(sinks, owned)]
+
+
+def edge_gradients(live: Live, payloads: list, outputs: list, expression: str, grads: dict, ops: list) -> list:
+  """Each listed op's gradient as tinygrad's autograd gives it one edge at a time: the loss's own
+  gradient where the op is an output, plus, for every op that reads it, that reader's vector-Jacobian
+  product with the reader's derived gradient (`grads`: op -> its payload), each reader rebuilt alone
+  over fresh buffers of the saved payloads it reads. If every op's derived gradient equals this, every
+  one is right, by induction from the outputs: a check of each edge, in one backward pass over a graph
+  one op deep, so its cost is linear in the ops. The forward values a reader's backward reads (an
+  exp's own value) are its saved payload, as derive reads them. None for an op with no elements, or
+  one a reader without a derived gradient reads (a comparison reads no gradient: autograd holds it
+  constant)."""
+  with evaluation_context():
+    leaves = {i: fresh_buffer(*payloads[i]) for i in range(len(live.nodes)) if payloads[i] is not None}
+    op_of = {leaf: i for i, leaf in leaves.items()}
+    subs = {**live.before_forward(), **{live.nodes[i]: leaf for i, leaf in leaves.items()}}
+    # what the loss's gradient flows into: tinygrad's autograd does not flow through a DETACH (a
+    # softmax's max), so a reader only a DETACH leads to the outputs from adds nothing (its local
+    # product would multiply a zero gradient by a mask no payload need satisfy: nan)
+    flows = UOp.sink(*[live.nodes[o] for o in outputs]).toposort(gate=lambda x: x.op is not Ops.DETACH)
+    readers: dict[int, list] = {}
+    terms, saved = [], {}
+    for c, u in enumerate(live.nodes):
+      if c not in leaves or live.data_leaf(u): continue
+      alone = without_writes(u.replace(src=tuple(s.substitute(subs) for s in u.src)))
+      inside = alone.toposort(gate=lambda x: x not in op_of)  # down to the leaves, which it leaves out
+      read = {s for x in inside for s in x.src if s in op_of}
+      opaque = any(x in live.index for x in inside if x is not alone)  # an op with no payload, read through its graph
+      for x in read: readers.setdefault(op_of[x], []).append(-1 if opaque else c)
+      if c in grads and 0 not in u.shape and u in flows:
+        terms.append((alone, c))
+        saved[alone] = leaves[c]
+    loss = loss_of([Tensor(leaves[o]) for o in outputs], expression)
+    for alone, c in terms:
+      loss = loss + (Tensor(alone) * Tensor(fresh_buffer(*grads[c]))).sum()
+    blocked = {o for o, cs in readers.items()
+               if any(c < 0 or (c not in grads and live.nodes[c].op not in GroupOp.Comparison) for c in cs)}
+    answered = [o for o in dict.fromkeys(ops) if o in leaves and o not in blocked and 0 not in live.nodes[o].shape]
+    sinks = {}
+    if answered:
+      gradients = loss.gradient(*[Tensor(leaves[o]) for o in answered])
+      for o, g in zip(answered, gradients): sinks[o] = g.uop.substitute(saved).contiguous()
+    requests = Requests()
+    for sink in dict.fromkeys(sinks.values()): requests.add(sink, private=False)
+    run(requests.finish())
+    values = [requests.buffer(sinks[o]) if o in sinks else None for o in ops]
+    owned = with_ownership(values, [o in sinks and requests.created(sinks[o]) for o in ops])
+    return [value if o in sinks else None for o, value in zip(ops, owned)]
 
 
 def losses(live: Live, payloads: list, outputs: list, expression: str, replacement_sets: list) -> list:

@@ -55,16 +55,21 @@ def build(row):
   for spec in row["tensors"]:
     scope[spec["name"]] = tensor_of(spec)
   inputs = tuple(tensor_of(spec) for spec in row["inputs"])
-  source = row["forward"].strip()
-  try:
-    compile(source, "<forward>", "eval")
-    body = "return (" + source + ")"
-  except SyntaxError:
-    body = source
-  # Pad with newlines so a traceback's line numbers are the roster file's: the body's first line
-  # is the roster's forward_line, the def line just above it.
-  padding = "\n" * max(row["forward_line"] - 2, 0)
   params = ", ".join(spec["name"] for spec in row["inputs"])
-  code = padding + f"def forward({params}):\n" + textwrap.indent(body, "    ") + "\n"
-  exec(compile(code, row["forward_file"], "exec"), scope)
-  return scope["forward"], inputs
+
+  def define(name, source, line):
+    source = source.strip()
+    try:
+      compile(source, "<forward>", "eval")
+      body = "return (" + source + ")"
+    except SyntaxError:
+      body = source
+    # Pad with newlines so a traceback's line numbers are the roster file's: the body's first line
+    # is the roster's line, the def line just above it.
+    padding = "\n" * max(line - 2, 0)
+    exec(compile(padding + f"def {name}({params}):\n" + textwrap.indent(body, "    ") + "\n", row["forward_file"], "exec"), scope)
+    return scope[name]
+
+  forward = define("forward", row["forward"], row["forward_line"])
+  # `again:`: the second call, over the same inputs and objects (a later start_pos)
+  return forward, inputs, define("again", row["again"], row["again_line"]) if row["again"] else None
