@@ -261,23 +261,9 @@ double leaf_gradient_slack(const Payload& a, const Payload& b, const DType& dtyp
 
 namespace {
 
-// One gradient against its truth from the framework's autograd, within leaf_gradient_slack; the
-// failure's message says which truth (`how`).
-std::optional<Check> gradient_differs(const Op& op, const Payload& truth, const DType& narrowest, double trace_scale,
-                                      const std::string& how) {
-  const double slack = leaf_gradient_slack(truth, *op.grad, narrowest, trace_scale);
-  const Comparison comparison = compare_values(truth, *op.grad, Tolerance{.abs = slack});
-  if (comparison.equal) return std::nullopt;
-  return Check{"derived_grads", false,
-               op.label + "'s derived gradient differs from the framework's autograd " + how + ": " + comparison.message +
-                   " (by more than " + std::to_string(static_cast<int>(kLeafGradientUlps)) +
-                   " ulps of its largest element in the narrowest float dtype downstream, and than 2^-13 of the trace's "
-                   "largest gradient)"};
-}
-
-// Whether a gradient differs from the edges' truth only where one of the two is inf or nan: the
-// edges' sum of products overflows in another order than the derivation's fused program (a gelu at
-// -300), which the leaf route judges instead.
+// Whether a gradient differs from a truth only where one of the two is inf or nan: two programs
+// overflow in another order (a gelu at -300: the edges' sum gives nan where the derivation gives
+// -inf), so those elements are not judged; every finite one still is.
 bool differs_only_where_not_finite(const Payload& truth, const Payload& grad, double slack) {
   const std::vector<double> want = truth.to_doubles();
   const std::vector<double> got = grad.to_doubles();
@@ -292,13 +278,32 @@ bool differs_only_where_not_finite(const Payload& truth, const Payload& grad, do
   return not_finite && want.size() == got.size();
 }
 
+enum class GradientVerdict { Equal, DiffersOnlyWhereNotFinite, Differs };
+
+// One gradient against its truth from the framework's autograd, within leaf_gradient_slack; on
+// Differs, `failed` says which truth (`how`) and where.
+GradientVerdict judge_gradient(const Op& op, const Payload& truth, const DType& narrowest, double trace_scale,
+                               const std::string& how, Check& failed) {
+  const double slack = leaf_gradient_slack(truth, *op.grad, narrowest, trace_scale);
+  const Comparison comparison = compare_values(truth, *op.grad, Tolerance{.abs = slack});
+  if (comparison.equal) return GradientVerdict::Equal;
+  if (differs_only_where_not_finite(truth, *op.grad, slack)) return GradientVerdict::DiffersOnlyWhereNotFinite;
+  failed = {"derived_grads", false,
+            op.label + "'s derived gradient differs from the framework's autograd " + how + ": " + comparison.message +
+                " (by more than " + std::to_string(static_cast<int>(kLeafGradientUlps)) +
+                " ulps of its largest element in the narrowest float dtype downstream, and than 2^-13 of the trace's "
+                "largest gradient)"};
+  return GradientVerdict::Differs;
+}
+
 }  // namespace
 
 // Every intermediate float op's derived gradient against the framework's autograd one edge at a time
 // (every op the framework answers for), then with the op as a leaf: the ops the edges could not
 // answer for (up to kLeafGradientLimit, evenly spread) and kLeafAnchorLimit of the others, whose
 // truth is then the whole graph downstream (what the edges' tolerances could let drift, layer by
-// layer). Within kLeafGradientUlps of the gradient's scale; NaN for NaN and inf for inf of the same sign.
+// layer). Within kLeafGradientUlps of the gradient's scale; an element where either side is inf or nan
+// is not judged (judge_gradient), and the summary counts the ops that had one.
 Check check_intermediate_grads(const Trace& trace, const GradOptions& options, std::vector<std::size_t>* unanswered) {
   std::vector<std::size_t> derived;
   for (const Op& op : trace.ops) {
@@ -323,11 +328,14 @@ Check check_intermediate_grads(const Trace& trace, const GradOptions& options, s
       continue;
     }
     const Op& op = trace.ops[derived[k]];
-    if (auto failed = gradient_differs(op, *by_edge[k], narrowest[k], trace_scale,
-                                       "one edge at a time (the sum of its readers' vector-Jacobian products with their "
-                                       "derived gradients, and the loss's own gradient where it is an output)")) {
-      const double slack = leaf_gradient_slack(*by_edge[k], *op.grad, narrowest[k], trace_scale);
-      if (!differs_only_where_not_finite(*by_edge[k], *op.grad, slack)) return *failed;
+    Check failed;
+    const GradientVerdict verdict =
+        judge_gradient(op, *by_edge[k], narrowest[k], trace_scale,
+                       "one edge at a time (the sum of its readers' vector-Jacobian products "
+                       "with their derived gradients, and the loss's own gradient where it is an output)",
+                       failed);
+    if (verdict == GradientVerdict::Differs) return failed;
+    if (verdict == GradientVerdict::DiffersOnlyWhereNotFinite) {
       not_by_edge.push_back(derived[k]);
       ++not_finite;
       continue;
@@ -343,9 +351,8 @@ Check check_intermediate_grads(const Trace& trace, const GradOptions& options, s
   ops.insert(ops.end(), anchors.begin(), anchors.end());
   const std::vector<std::optional<Payload>> by_leaf = trace.live->leaf_gradients(trace, options, ops);
   std::size_t leaf_checked = 0;
-  std::size_t leaf_not_finite = 0;
-  std::size_t leaf_cannot = 0;  // of `left`: ops the framework's autograd cannot take as a leaf  // equal but where the leaf's
-                                // program and the derivation overflow differently
+  std::size_t leaf_not_finite = 0;  // differ from the leaf's truth only where one of the two is inf or nan
+  std::size_t leaf_cannot = 0;      // of `left`: ops the framework's autograd cannot take as a leaf
   for (std::size_t k = 0; k < ops.size(); ++k) {
     if (k >= by_leaf.size() || !by_leaf[k]) {
       if (k < left.size()) {
@@ -355,10 +362,11 @@ Check check_intermediate_grads(const Trace& trace, const GradOptions& options, s
       continue;
     }
     const Op& op = trace.ops[ops[k]];
-    if (auto failed =
-            gradient_differs(op, *by_leaf[k], narrowest_of.at(ops[k]), trace_scale, "with " + op.label + " as a leaf")) {
-      const double slack = leaf_gradient_slack(*by_leaf[k], *op.grad, narrowest_of.at(ops[k]), trace_scale);
-      if (!differs_only_where_not_finite(*by_leaf[k], *op.grad, slack)) return *failed;
+    Check failed;
+    const GradientVerdict verdict =
+        judge_gradient(op, *by_leaf[k], narrowest_of.at(ops[k]), trace_scale, "with " + op.label + " as a leaf", failed);
+    if (verdict == GradientVerdict::Differs) return failed;
+    if (verdict == GradientVerdict::DiffersOnlyWhereNotFinite) {
       ++leaf_not_finite;
       continue;
     }
