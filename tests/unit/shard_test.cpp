@@ -78,8 +78,10 @@ void copy_tree(const fs::path& from, const fs::path& to) {
 // The merge of two real shard directories equals the unsharded run; then each way a merge can be
 // wrong is made on purpose, on copies, and refused with exit 3 and no card.
 TEST(Shards, MergedShardsEqualTheUnshardedRunAndBadMergesAreRefused) {
+  // The capability rows and the test rows of every state a record can hold (passed, expected_fail,
+  // unsupported, skipped or run for `slow`): seven cells, each run three times.
   const std::vector<std::string> rosters{"--roster", source_path("rosters/tinygrad/capabilities.yaml"), "--roster",
-                                         source_path("rosters/tinygrad/refusals.yaml")};
+                                         source_path("tests/unit/data/record_rows.yaml")};
   auto with_rosters = [&](std::vector<std::string> args) {
     args.insert(args.begin() + 1, rosters.begin(), rosters.end());
     return args;
@@ -157,7 +159,7 @@ TEST(Shards, MergedShardsEqualTheUnshardedRunAndBadMergesAreRefused) {
   expect_refused({one.string(), no_manifest.string()}, "merge records of one kind", "a record directory of another kind");
 
   // Merged against other rosters than the shards ran: refused, not a card with holes.
-  const ChildOutcome narrower = tlconform({"scorecard", "--roster", source_path("rosters/tinygrad/refusals.yaml"), "--from",
+  const ChildOutcome narrower = tlconform({"scorecard", "--roster", source_path("tests/unit/data/record_rows.yaml"), "--from",
                                            one.string(), "--from", two.string(), "--out", scratch("narrow.json")},
                                           120);
   EXPECT_EQ(narrower.exit_code, 3) << narrower.stderr_text;
