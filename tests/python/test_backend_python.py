@@ -134,6 +134,64 @@ def test_the_planner_rewrites_each_neighbourhood_shape_once_and_renamed_back_it_
         assert rewritten is planner._rewrite_once(neighbourhood)
 
 
+def _faithful_graphs(roots: list, respect_context: bool = True):
+    """(whole value, value with the nodes realized_below finds read from buffers of their values
+    alone, nodes cut at, nodes kept) per faithful node whose graph stops somewhere: what a capture's
+    faithful request schedules, against its whole graph realized alone."""
+    from tinygrad import Tensor
+    from tinygrad.uop.ops import Ops, UOp
+
+    topo = [u for u in UOp.sink(*roots).toposort() if u.op is not Ops.SINK]
+    plan = tl_evaluation.make_plan(topo, faithful=roots)
+    if not respect_context: plan.context = {}  # the rule blind to shared nodes
+    alone: dict = {}
+
+    def realized(x):
+        if x not in alone: alone[x] = Tensor(Tensor(x).numpy()).uop
+        return alone[x]
+
+    builder = tl_evaluation.Builder(plan, frontier=realized, leaf=lambda x: x, whole=None)
+    for u in topo:
+        if u not in plan.faithful or u.op not in tl_evaluation.CHAINABLE: continue
+        found = builder.realized_below(u, plan.context.get(u, frozenset()))
+        if found:
+            kept = len(u.substitute(found, walk=True).toposort())
+            yield Tensor(u).numpy(), Tensor(u.substitute(found, walk=True)).numpy(), len(found), kept
+
+
+def test_a_faithful_reduction_stops_at_the_reductions_tinygrad_realizes_and_computes_what_its_whole_graph_does():
+    # A reduction is requested as tinygrad computes it alone, its whole graph; but a reduction below
+    # it that every consumer reads through a broadcast is realized there by tinygrad as it is alone,
+    # so the graph stops at its buffer: a deep stack's last reduction schedules one layer, not all.
+    from tinygrad import Tensor
+
+    def stack(depth):
+        Tensor.manual_seed(11)
+        h = Tensor.randn(4, 16).realize()
+        for _ in range(depth):
+            h = (h @ Tensor.randn(16, 16).realize() + Tensor.randn(16).realize()).gelu()
+        return [h.sum(-1).softmax().uop]
+
+    kept = {}
+    for depth in (2, 4):
+        graphs = list(_faithful_graphs(stack(depth)))
+        assert graphs and all(whole.tobytes() == stopped.tobytes() for whole, stopped, _, _ in graphs)
+        kept[depth] = max(k for _, _, _, k in graphs)
+    assert kept[4] == kept[2]  # the largest graph scheduled does not grow with depth
+
+
+def test_a_reduction_read_where_a_shared_node_is_realized_is_never_stopped_at():
+    # qr: where a faithful node's graph holds a shared node, tinygrad fuses a reduction read through
+    # a broadcast otherwise than alone, and a graph stopped there differs (a -0 for a 0): the rule
+    # stops nowhere in such a graph. Stopped there anyway, the values differ: the test can fail.
+    from tinygrad import Tensor
+
+    m = Tensor(np.random.default_rng(32).uniform(-2, 2, (6, 6)).astype(np.float32)).realize()
+    roots = [t.uop for t in m.qr()]
+    assert all(whole.tobytes() == stopped.tobytes() for whole, stopped, _, _ in _faithful_graphs(roots))
+    assert any(whole.tobytes() != stopped.tobytes() for whole, stopped, _, _ in _faithful_graphs(roots, respect_context=False))
+
+
 def test_the_state_probe_finds_every_tensor_a_training_batchnorm_holds():
     # the state_afterwards check compares what this probe finds; a probe that finds nothing would
     # make that check pass on any forward

@@ -15,7 +15,12 @@ value:
 * a reduction's summation order is chosen per kernel (GROUP, UNROLL) from the whole fused kernel, and
   which nodes tinygrad realizes around it depends on everything below it, so a REDUCE (and an
   output) is requested *faithfully*: its whole graph as it is, in a schedule of its own that shares
-  no node with another request, so tinygrad computes it exactly as it would alone.
+  no node with another request, so tinygrad computes it exactly as it would alone. That graph stops
+  at what tinygrad realizes in it as alone: a node whose region holds a reduction and that every
+  consumer reads through a broadcast (a layer's output, which the next matmul broadcasts) and a
+  CONTIGUOUS, read from their requests' buffers, so a deep model's reduction schedules its own layer,
+  not every layer before it; not where the graph holds a shared node (below), where tinygrad fuses
+  such a node otherwise.
 * two reductions without a broadcast between them share a kernel, and tinygrad picks its summation
   order from everything fused into it: every node of that region (up to where tinygrad realizes) is
   requested faithfully too. A reduction over a lazily random weight needs no rule of its own: a
@@ -250,6 +255,7 @@ class Plan:
   shared: set = field(default_factory=set)
   below: dict = field(default_factory=dict)     # shared node -> the nodes it lies below (its descendants)
   context: dict = field(default_factory=dict)   # node -> frozenset of shared nodes realized in its graph
+  broadcast_only: set = field(default_factory=set)  # reduction-region nodes every consumer reads through a broadcast
   every_edge: bool = False  # make_plan(exact=False): every edge is read from a buffer
   _holds: dict = field(default_factory=dict)
 
@@ -358,6 +364,20 @@ def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, 
   # Where a node's graph holds a shared node, tinygrad realizes more than the plan can model (qr's
   # next column, read by two reductions and the output): computed whole over the shared buffers.
   plan.faithful |= {u for u in plan.context if u.op in CHAINABLE}
+  # A node whose region holds a reduction and which every consumer reads through a broadcast is
+  # realized by tinygrad in every graph that holds it (reads_buffer): a faithful node's whole graph
+  # reads its buffer there (Builder.realized_below). Counted over every reader, views aside, and the
+  # outputs: a node an output is a view of, or that a CONTIGUOUS or a write reads, is not one.
+  uses: dict[UOp, int] = {}
+  for u in topo:
+    if u.op in VIEWS: continue
+    for s in dict.fromkeys(u.src):
+      if not is_meta(s): uses[view_base(s)] = uses.get(view_base(s), 0) + 1
+  for r in faithful:
+    if r.op in VIEWS: uses[view_base(r)] = uses.get(view_base(r), 0) + 1
+  plan.broadcast_only = {n for n, readers in consumers.items()
+                         if n.op in CHAINABLE and reduce_region[n] and not constish[n] and len(readers) == uses.get(n, 0)
+                         and all(expanding(chain) for _, chain in readers)}
   return plan
 
 
@@ -370,10 +390,16 @@ class Builder:
   realize within as it would for that node alone (a capture: the node, its writes read as values; a
   replay: over its leaves' payloads).
   `stop(node)`, where not None, is the value of a node a view chain ends at (a replay: an input or
-  constant op, itself a view of a buffer, reads its saved payload, never that buffer)."""
+  constant op, itself a view of a buffer, reads its saved payload, never that buffer).
+  `realized(node)`, default `frontier`, is what a faithful node's whole graph reads for a node tinygrad
+  realizes there (realized_below): a buffer, which `whole` leaves as it is (a capture: the node's
+  request, scheduled first; a request still to be scheduled would be rebuilt by without_writes into a
+  node no earlier schedule computed)."""
 
-  def __init__(self, plan: Plan, frontier: Callable, leaf: Callable, whole: Callable, stop: Callable = lambda u: None):
+  def __init__(self, plan: Plan, frontier: Callable, leaf: Callable, whole: Callable, stop: Callable = lambda u: None,
+               realized: Callable | None = None):
     self.plan, self.frontier, self.leaf, self.whole, self.stop = plan, frontier, leaf, whole, stop
+    self.realized = realized or frontier
     self.forms: dict = {}
 
   def source(self, chain: UOp, consumer: UOp, context: frozenset) -> UOp:
@@ -397,12 +423,36 @@ class Builder:
     elif u in self.plan.faithful:
       # a node of the context is realized where this node is computed: read as its own value
       given = {n: v for n in context if n is not u and (v := self.frontier(n)) is not None}
-      result = self.whole(u, given)
+      result = self.whole(u, {**given, **self.realized_below(u, context)})
     else:
       src = tuple(s if is_meta(s) else self.source(s, u, context) for s in u.src)
       result = u if src == u.src else u.replace(src=src)
     self.forms[key] = result
     return result
+
+  def realized_below(self, u: UOp, context: frozenset) -> dict:
+    """The nodes of u's graph that tinygrad realizes there as each alone (Plan.broadcast_only outside
+    any shared node's context, reads_buffer's broadcast rule; every CONTIGUOUS), each with what u's
+    graph reads for it (`realized`; a node it gives None for is computed in the graph): u's whole graph
+    stops at them, so a deep model's reduction schedules its last layer, not every layer before it.
+    Not where u's graph holds a shared node: tinygrad realizes more there than the plan models, and
+    fuses such a node otherwise (qr's columns)."""
+    found: dict = {}
+    if context: return found
+
+    def enter(x):
+      if x in found: return False
+      if x is not u and x.op is Ops.CONTIGUOUS:  # a buffer of its own wherever tinygrad reads it (Live.lazy_bits)
+        if (value := self.realized(x)) is None: return True
+        found[x] = value
+        return False
+      if x is u or x not in self.plan.broadcast_only or self.plan.context.get(x): return True
+      if (value := self.realized(x)) is None: return True
+      found[x] = value
+      return False
+
+    u.toposort(gate=enter)
+    return found
 
   def value(self, u: UOp) -> UOp:
     """u's value expression as tinygrad computes u alone (a view reads its base as a consumer would)."""
@@ -534,6 +584,11 @@ class Requests:
     if self._shares_a_kept_node(nodes): self._flush()
     self.pending.append(request)
     self.pending_nodes.update(nodes)
+
+  def scheduled_value(self, request: UOp) -> UOp:
+    """A request's buffer (as a view of it), its schedule laid out now if it is still pending."""
+    if request not in self.done: self._flush()
+    return self.done[request]
 
   def finish(self) -> list[Schedule]:
     self._flush()
@@ -701,8 +756,15 @@ def _capture(nodes, requested_mask, roots, apply_map) -> Captured:
         requests.add(leaves[u], private=False)
     return leaves[u]
 
+  def realized(u):  # what a faithful node's graph reads for a node tinygrad realizes there: its buffer
+    if u in eager_map: return None  # the replay reads eager's value for it: computed whole in both
+    if u in wanted: return requests.scheduled_value(request(u))
+    if u.op is Ops.CONTIGUOUS and 0 not in u.shape: return requests.scheduled_value(leaf(u))
+    return None
+
   builder = Builder(plan, frontier=lambda u: request(u) if u in wanted else None, leaf=leaf,
-                    whole=lambda u, given: without_writes(u.substitute(given, walk=True)) if given else leaf(u))
+                    whole=lambda u, given: without_writes(u.substitute(given, walk=True)) if given else leaf(u),
+                    realized=realized)
 
   recorded = set(nodes)
 

@@ -91,8 +91,9 @@ def _builder(live: Live, payloads: Payloads) -> Builder:
     if not state: state.update(live.before_forward())
     return live.over_payloads(u, payloads.op, given, state)
 
+  # a node eager's schedule realized holds eager's value, which its capture did not stop at (_capture)
   return Builder(live.plan, frontier=value, leaf=lambda u: value(u) if u in live.index else live.realized(u),
-                 whole=whole, stop=data_leaf)
+                 whole=whole, stop=data_leaf, realized=lambda u: None if u in live.eager_map else value(u))
 
 
 def _holds_reduce(u: UOp) -> bool:
