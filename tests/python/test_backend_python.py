@@ -136,8 +136,8 @@ def test_the_planner_rewrites_each_neighbourhood_shape_once_and_renamed_back_it_
 
 def _faithful_graphs(roots: list, respect_context: bool = True):
     """(whole value, value with the nodes realized_below finds read from buffers of their values
-    alone, nodes cut at, nodes kept) per faithful node whose graph stops somewhere: what a capture's
-    faithful request schedules, against its whole graph realized alone."""
+    alone, nodes of that stopped graph) per faithful node whose graph stops somewhere: what a
+    capture's faithful request schedules, against its whole graph realized alone."""
     from tinygrad import Tensor
     from tinygrad.uop.ops import Ops, UOp
 
@@ -155,14 +155,14 @@ def _faithful_graphs(roots: list, respect_context: bool = True):
         if u not in plan.faithful or u.op not in tl_evaluation.CHAINABLE: continue
         found = builder.realized_below(u, plan.context.get(u, frozenset()))
         if found:
-            kept = len(u.substitute(found, walk=True).toposort())
-            yield Tensor(u).numpy(), Tensor(u.substitute(found, walk=True)).numpy(), len(found), kept
+            stopped = u.substitute(found, walk=True)
+            yield Tensor(u).numpy(), Tensor(stopped).numpy(), len(stopped.toposort())
 
 
 def test_a_faithful_reduction_stops_at_the_reductions_tinygrad_realizes_and_computes_what_its_whole_graph_does():
-    # A reduction is requested as tinygrad computes it alone, its whole graph; but a reduction below
-    # it that every consumer reads through a broadcast is realized there by tinygrad as it is alone,
-    # so the graph stops at its buffer: a deep stack's last reduction schedules one layer, not all.
+    # A reduction is requested as tinygrad computes it alone, its whole graph; but a layer's output
+    # below it, which every consumer reads through a broadcast, is realized there by tinygrad as it is
+    # alone, so the graph stops at its buffer: a deep stack's last reduction schedules one layer.
     from tinygrad import Tensor
 
     def stack(depth):
@@ -175,8 +175,8 @@ def test_a_faithful_reduction_stops_at_the_reductions_tinygrad_realizes_and_comp
     kept = {}
     for depth in (2, 4):
         graphs = list(_faithful_graphs(stack(depth)))
-        assert graphs and all(whole.tobytes() == stopped.tobytes() for whole, stopped, _, _ in graphs)
-        kept[depth] = max(k for _, _, _, k in graphs)
+        assert graphs and all(whole.tobytes() == stopped.tobytes() for whole, stopped, _ in graphs)
+        kept[depth] = max(k for _, _, k in graphs)
     assert kept[4] == kept[2]  # the largest graph scheduled does not grow with depth
 
 
@@ -188,8 +188,8 @@ def test_a_reduction_read_where_a_shared_node_is_realized_is_never_stopped_at():
 
     m = Tensor(np.random.default_rng(32).uniform(-2, 2, (6, 6)).astype(np.float32)).realize()
     roots = [t.uop for t in m.qr()]
-    assert all(whole.tobytes() == stopped.tobytes() for whole, stopped, _, _ in _faithful_graphs(roots))
-    assert any(whole.tobytes() != stopped.tobytes() for whole, stopped, _, _ in _faithful_graphs(roots, respect_context=False))
+    assert all(whole.tobytes() == stopped.tobytes() for whole, stopped, _ in _faithful_graphs(roots))
+    assert any(whole.tobytes() != stopped.tobytes() for whole, stopped, _ in _faithful_graphs(roots, respect_context=False))
 
 
 def test_the_state_probe_finds_every_tensor_a_training_batchnorm_holds():

@@ -298,6 +298,7 @@ def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, 
   region_reduces: dict[UOp, frozenset] = {}  # the reductions of u's fused region (two at most: enough to tell)
   reorders: dict[UOp, bool] = {}             # u's fused region sums in an order the whole kernel picks
   consumers: dict[UOp, list] = {}  # base -> (consumer, the view chain it reads the base through)
+  uses: dict[UOp, int] = {}        # base -> how many nodes read it (through views), consumers or not
   for u in topo:
     constish[u] = is_meta(u) or u.op in CONST_LEAVES or (
       len(u.src) > 0 and u.op not in DATA_LEAVES and all(constish[s] for s in u.src))
@@ -309,9 +310,10 @@ def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, 
     region_reduces[u] = frozenset(list(reduces)[:2])
     reduce_region[u] = bool(reduces)
     reorders[u] = len(reduces) >= 2 or any(reorders.get(s, False) for s in fused)
-    if u.op in CHAINABLE:
-      for s in dict.fromkeys(u.src):
-        if not is_meta(s): consumers.setdefault(view_base(s), []).append((u, s))
+    for s in dict.fromkeys(u.src):
+      if is_meta(s) or u.op in VIEWS: continue
+      uses[view_base(s)] = uses.get(view_base(s), 0) + 1
+      if u.op in CHAINABLE: consumers.setdefault(view_base(s), []).append((u, s))
   planner = planner or CutPlanner()
   if not exact:
     return Plan(topo, set(), constish, reduce_region, planner.native, every_edge=True)
@@ -368,11 +370,6 @@ def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, 
   # realized by tinygrad in every graph that holds it (reads_buffer): a faithful node's whole graph
   # reads its buffer there (Builder.realized_below). Counted over every reader, views aside, and the
   # outputs: a node an output is a view of, or that a CONTIGUOUS or a write reads, is not one.
-  uses: dict[UOp, int] = {}
-  for u in topo:
-    if u.op in VIEWS: continue
-    for s in dict.fromkeys(u.src):
-      if not is_meta(s): uses[view_base(s)] = uses.get(view_base(s), 0) + 1
   for r in faithful:
     if r.op in VIEWS: uses[view_base(r)] = uses.get(view_base(r), 0) + 1
   plan.broadcast_only = {n for n, readers in consumers.items()
@@ -442,12 +439,9 @@ class Builder:
 
     def enter(x):
       if x in found: return False
-      if x is not u and x.op is Ops.CONTIGUOUS:  # a buffer of its own wherever tinygrad reads it (Live.lazy_bits)
-        if (value := self.realized(x)) is None: return True
-        found[x] = value
-        return False
-      if x is u or x not in self.plan.broadcast_only or self.plan.context.get(x): return True
-      if (value := self.realized(x)) is None: return True
+      # a CONTIGUOUS is a buffer of its own wherever tinygrad reads it (Live.lazy_bits)
+      stops = x is not u and (x.op is Ops.CONTIGUOUS or (x in self.plan.broadcast_only and not self.plan.context.get(x)))
+      if not stops or (value := self.realized(x)) is None: return True
       found[x] = value
       return False
 
