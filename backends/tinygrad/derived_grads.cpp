@@ -161,11 +161,14 @@ std::vector<Payload> TinygradLiveGraph::alone_values(const Trace& trace, const s
   return result;
 }
 
-std::vector<std::size_t> TinygradLiveGraph::judged_ops(const Trace& /*trace*/) const {
-  std::vector<std::size_t> ops;
+std::vector<JudgedOp> TinygradLiveGraph::judged_ops(const Trace& /*trace*/) const {
+  std::vector<JudgedOp> ops;
   with_python_errors([&] {
-    const py::list judged = backend_module("tl_evaluation").attr("judged_ops")(live_);
-    for (py::handle index : judged) ops.push_back(index.cast<std::size_t>());
+    const py::module_ evaluation = backend_module("tl_evaluation");
+    const py::list judged = evaluation.attr("judged_ops")(live_);
+    const py::list costs = evaluation.attr("alone_costs")(live_, judged);
+    for (std::size_t k = 0; k < judged.size(); ++k)
+      ops.push_back({.op = judged[k].cast<std::size_t>(), .cost = costs[k].cast<std::size_t>()});
   });
   return ops;
 }

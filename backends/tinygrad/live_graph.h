@@ -42,7 +42,7 @@ class TinygradLiveGraph : public LiveGraph {
   std::vector<std::optional<Payload>> edge_gradients(const Trace& trace, const GradOptions& options,
                                                      const std::vector<std::size_t>& ops) const override;
   std::vector<Payload> alone_values(const Trace& trace, const std::vector<std::size_t>& ops) const override;
-  std::vector<std::size_t> judged_ops(const Trace& trace) const override;
+  std::vector<JudgedOp> judged_ops(const Trace& trace) const override;
 
  private:
   std::vector<pybind11::object> uops_;

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 
+#include "harness/cells/alone_choice.h"
 #include "harness/cells/finite_differences.h"
 #include "harness/model/errors.h"
 #include "harness/model/live_graph.h"
@@ -195,27 +196,23 @@ std::vector<std::size_t> spread(const std::vector<std::size_t>& all, std::size_t
 }  // namespace
 
 Check check_payloads_equal_alone(const Trace& trace) {
-  const std::vector<std::size_t> judged = trace.live->judged_ops(trace);
-  const bool sampled = judged.size() > kAloneLimit;
-  const std::vector<std::size_t> ops = spread(judged, kAloneLimit);
-  const std::string scope = sampled ? " (a sample: " + std::to_string(ops.size()) + " of the " + std::to_string(judged.size()) +
-                                          " computed ops, evenly spread; the rest are not checked)"
-                                    : "";
-  const std::vector<Payload> alone = trace.live->alone_values(trace, ops);
-  for (std::size_t k = 0; k < ops.size(); ++k) {
-    const Op& op = trace.ops[ops[k]];
+  const AloneChoice choice = choose_alone_ops(trace.live->judged_ops(trace));
+  const std::vector<Payload> alone = trace.live->alone_values(trace, choice.ops);
+  for (std::size_t k = 0; k < choice.ops.size(); ++k) {
+    const Op& op = trace.ops[choice.ops[k]];
     // Values, every bit but a NaN's: the capture may compute an op from its parents' buffers where
     // tinygrad alone fuses them, two programs, and a NaN's sign follows the program that made it
     // (op_logsigmoid: -nan chained, nan fused).
     const Comparison comparison = compare_values(alone[k], *op.out);
     if (!comparison.equal)
       return {"payloads_equal_alone", false,
-              op.label + " differs from its value realized on its own: " + comparison.message + scope};
+              op.label + " differs from its value realized on its own: " + comparison.message + choice.scope()};
   }
-  if (sampled) return {"payloads_equal_alone", true, "equal their values realized on their own" + scope};
+  if (!choice.every()) return {"payloads_equal_alone", true, "equal their values realized on their own" + choice.scope()};
   return {"payloads_equal_alone", true,
-          "all " + std::to_string(ops.size()) +
-              " ops the capture computed (outputs, views and leaves aside) equal their values realized on their own"};
+          "all " + std::to_string(choice.ops.size()) +
+              " ops the capture computed (outputs, views and leaves aside) equal their values realized on their own (costing " +
+              std::to_string(choice.cost) + " graph nodes)"};
 }
 
 namespace {

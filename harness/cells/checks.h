@@ -26,10 +26,9 @@ Check check_model_afterwards(const RowCapture& capture, const EagerRun& eager);
 Check check_state_afterwards(const RowCapture& capture, const EagerRun& eager);
 // Every op the capture computed (LiveGraph::judged_ops, whatever the capture's plan) equals, bit for
 // bit but for a NaN's sign and payload (two programs), what the framework gives that op realized
-// on its own. Up to kAloneLimit ops are all checked;
-// beyond, an even spread of that many, and the message says it is a sample.
+// on its own. Every op while their graphs fit a budget; beyond it a sample, and the message says so
+// (harness/cells/alone_choice.h).
 Check check_payloads_equal_alone(const Trace& trace);
-constexpr std::size_t kAloneLimit = 32;
 // Each leaf's gradient is a backward pass over what lies downstream of it: 16 of them keep a
 // 500-step chain's cell within a quarter of its time limit. The ones the edge check could not answer
 // for are checked this way up to kLeafGradientLimit; of the ones it did, kLeafAnchorLimit.

@@ -69,6 +69,14 @@ struct ReplayRun {
   std::string failure{};  // nonempty: no job has a result
 };
 
+// An op whose payload the capture computed, and what realizing it on its own costs the framework:
+// the nodes of the graph it evaluates for that op (a deep chain's last op: the whole chain; an eager
+// framework's op: one). The judge spends a budget of these (harness/cells/alone_choice.h).
+struct JudgedOp {
+  std::size_t op = 0;
+  std::size_t cost = 1;
+};
+
 class LiveGraph {
  public:
   virtual ~LiveGraph() = default;
@@ -106,8 +114,8 @@ class LiveGraph {
   // trace's leaves: what the capture's payloads are checked against.
   virtual std::vector<Payload> alone_values(const Trace& trace, const std::vector<std::size_t>& ops) const = 0;
   // Every op whose payload the capture computed (not a leaf, a view or an output), whatever its
-  // plan: what alone_values checks.
-  virtual std::vector<std::size_t> judged_ops(const Trace& trace) const = 0;
+  // plan, with what its value alone costs: what alone_values checks.
+  virtual std::vector<JudgedOp> judged_ops(const Trace& trace) const = 0;
 };
 
 }  // namespace tl

@@ -118,6 +118,70 @@ def test_a_mul_add_chain_is_cut_between_steps_and_every_step_still_equals_its_va
         assert bytes(value.as_memoryview() if hasattr(value, "as_memoryview") else value) == alone.tobytes()
 
 
+def _graph_nodes(u) -> int:
+    """The nodes of u's graph down to the buffers it reads (a buffer's identity is not one)."""
+    from tinygrad.uop.ops import Ops
+
+    return sum(1 for n in u.toposort() if n.op is not Ops.UNIQUE)
+
+
+def test_an_ops_cost_alone_is_its_whole_graph_so_a_chains_grows_by_one_step_per_step():
+    # What the alone check spends its budget on (harness/cells/alone_choice.h): step k of a chain
+    # realized alone is one fused kernel over k steps, whatever the capture cut.
+    from tinygrad import Tensor
+
+    x = Tensor(np.linspace(-3, 3, 16, dtype=np.float32)).realize()
+    a, steps = x, []
+    for _ in range(6):
+        a = a * 1.0001 + 0.0001
+        steps.append(a)
+    captured = tl_evaluation.capture([s.uop for s in steps], [True] * len(steps), [a.uop], lambda _m: None)
+    judged = tl_evaluation.judged_ops(captured.live)
+    assert judged == [0, 1, 2, 3, 4]  # the last step is the output, eager's own value
+    costs = tl_evaluation.alone_costs(captured.live, judged)
+    assert len({later - earlier for earlier, later in zip(costs, costs[1:])}) == 1
+    assert costs[1] > costs[0] > 0
+    assert costs == [_graph_nodes(steps[i].uop) for i in judged]
+
+
+def test_a_graph_of_a_structure_already_costed_over_other_buffers_costs_one_node():
+    # tinygrad's schedule cache keys a graph by its structure, its buffers as parameters: the second
+    # of two identical blocks over other weights is scheduled from the cache, so the budget does not
+    # charge it twice. A chain one step deeper is another structure and pays in full.
+    from tinygrad import Tensor
+
+    x, y = (Tensor(np.linspace(-3, 3, 16, dtype=np.float32) * k).realize() for k in (1, 2))
+    a, b = (x * 1.5).exp2() + 1, (y * 1.5).exp2() + 1
+    c = b.exp2()
+    nodes = [a.uop, b.uop, c.uop, (a + c).uop]
+    captured = tl_evaluation.capture(nodes, [True] * 4, [nodes[-1]], lambda _m: None)
+    judged = tl_evaluation.judged_ops(captured.live)
+    assert judged == [0, 1, 2]
+    cost_a, cost_b, cost_c = tl_evaluation.alone_costs(captured.live, judged)
+    assert cost_b == 1 and cost_a == _graph_nodes(a.uop) and cost_c == cost_a + 1
+
+
+def test_an_op_reading_a_reduction_does_not_pay_for_the_reductions_kernel():
+    # Below a reduction tinygrad runs a kernel of its own, the reduction's (counted as the
+    # reduction's cost): a layer's output costs its layer, not every layer before it.
+    from tinygrad import Tensor
+
+    x = Tensor(np.linspace(-3, 3, 64, dtype=np.float32).reshape(4, 16)).realize()
+
+    def costs(depth: int) -> list:
+        y = x
+        for _ in range(depth): y = (y * 0.5).exp2()
+        r = y.sum(1)
+        z = (r + 1).exp2()
+        nodes = [y.uop, r.uop.base, z.uop, (z * 2).uop]  # the reduction, not the view of it
+        captured = tl_evaluation.capture(nodes, [True] * 4, [nodes[-1]], lambda _m: None)
+        return tl_evaluation.alone_costs(captured.live, [0, 1, 2])
+
+    shallow, deep = costs(1), costs(3)
+    assert deep[0] > shallow[0] and deep[1] > shallow[1]  # the reduction's own kernel grows
+    assert deep[2] == shallow[2] < shallow[1]  # what reads it does not
+
+
 def test_the_planner_rewrites_each_neighbourhood_shape_once_and_renamed_back_it_is_the_rewrite_itself():
     # Layers repeat: their neighbourhoods differ only in placeholder names and are rewritten once.
     # What the cache gives for each neighbourhood must be exactly its own rewrite, or a cut is wrong.

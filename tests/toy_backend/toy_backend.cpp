@@ -289,10 +289,10 @@ class ToyLiveGraph : public LiveGraph {
   }
 
   // toygrad computes every op from its parents' values: all are chained.
-  std::vector<std::size_t> judged_ops(const Trace& trace) const override {
-    std::vector<std::size_t> ops;
+  std::vector<JudgedOp> judged_ops(const Trace& trace) const override {
+    std::vector<JudgedOp> ops;
     for (const Op& op : trace.ops) {
-      if (op.kind == OpKind::Compute) ops.push_back(op.index);
+      if (op.kind == OpKind::Compute) ops.push_back({.op = op.index});
     }
     return ops;
   }

@@ -216,7 +216,7 @@ class ReplacementIgnored : public LiveGraph {
   std::vector<Payload> alone_values(const Trace& t, const std::vector<std::size_t>& ops) const override {
     return real_->alone_values(t, ops);
   }
-  std::vector<std::size_t> judged_ops(const Trace& t) const override { return real_->judged_ops(t); }
+  std::vector<JudgedOp> judged_ops(const Trace& t) const override { return real_->judged_ops(t); }
 
  private:
   std::shared_ptr<LiveGraph> real_;

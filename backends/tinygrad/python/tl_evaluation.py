@@ -845,15 +845,42 @@ def rebuilt(live: Live, payloads: list, replacements: dict | None = None, frozen
 
 
 def judged_ops(live: Live) -> list:
-  """The ops the cells hold against their values alone: every op the capture computed, whatever its
-  plan (not an input or a buffer constant, whose payload is a leaf; not a literal expression, which
-  reads no buffer; not a view, its parent's payload moved; not what eager's schedule realized, whose
-  payload is eager's own value)."""
+  """The ops the cells hold against their values alone: every intermediate the capture computed or
+  read from eager's schedule, whatever its plan (not an output, whose payload is eager's value of the
+  outputs realized together; not an input or a buffer constant, whose payload is a leaf; not a
+  literal expression, which reads no buffer; not a view, its parent's payload moved)."""
   reads_buffer: dict[UOp, bool] = {}  # a literal's expression is its payload: nothing to compute alone
   for n in UOp.sink(*live.nodes).toposort():
     reads_buffer[n] = n.op is Ops.BUFFER or any(reads_buffer.get(x, False) for x in n.src)
-  return [i for i, u in enumerate(live.nodes) if u in live.requested and u not in live.eager_map and u.op not in VIEWS
-          and not live.data_leaf(u) and reads_buffer.get(u, True)]
+  outputs = set(live.roots)
+  return [i for i, u in enumerate(live.nodes) if (u in live.requested or u in live.eager_map) and u not in outputs
+          and u.op not in VIEWS and not live.data_leaf(u) and reads_buffer.get(u, True)]
+
+
+def alone_costs(live: Live, ops: list) -> list:
+  """What realizing each listed op on its own costs: the nodes tinygrad fuses into that op's own
+  kernel, down to the buffers it reads (data leaves, a lazy weight's random bits) and the reductions
+  it reads (each reduction's kernel is counted as that reduction's own cost: compiled once, its kernel
+  reused). A deep elementwise chain's last op costs as many nodes as the chain, a layer's output its
+  layer. A graph of the same structure as an earlier one over other buffers (the next block's
+  attention) costs one node: tinygrad's schedule cache keys a graph by its structure, its buffers
+  taken as parameters. One pass: each node's region is a bit set, its own bit or'ed with its
+  sources' (a reduction source's own bit only, its highest), and its structure a hash of its own and its sources'."""
+  region: dict[UOp, int] = {}
+  structure: dict[UOp, int] = {}
+  for k, n in enumerate(UOp.sink(*(live.nodes[i] for i in ops)).toposort()):
+    region[n] = 1 << k
+    if n.op is Ops.BUFFER or live.data_leaf(n) or (n.op is Ops.CONTIGUOUS and n not in live.index):
+      structure[n] = hash((Ops.BUFFER, n.dtype, n.arg if n.op is Ops.BUFFER else n.shape))
+      continue
+    for s in n.src: region[n] |= 1 << (region[s].bit_length() - 1) if s.op is Ops.REDUCE else region[s]
+    structure[n] = hash((n.op, n.dtype, n.arg, tuple(structure[s] for s in n.src)))
+  costs, scheduled = [], set()
+  for i in ops:
+    u = live.nodes[i]
+    costs.append(1 if structure[u] in scheduled else region[u].bit_count())
+    scheduled.add(structure[u])
+  return costs
 
 
 def alone(live: Live, payloads: list, ops: list) -> list:
