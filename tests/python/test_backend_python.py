@@ -97,17 +97,25 @@ def test_the_default_loss_sums_the_float_outputs_only_and_widens_on_request():
     assert tl_gradients.loss_of(outputs, "outputs[0].max()").numpy() == 2.5
 
 
+def _mul_add_chain(length: int) -> list:
+    """The steps of `a * 1.0001 + 0.0001` from a realized 16-element input."""
+    from tinygrad import Tensor
+
+    a, steps = Tensor(np.linspace(-3, 3, 16, dtype=np.float32)).realize(), []
+    for _ in range(length):
+        a = a * 1.0001 + 0.0001
+        steps.append(a)
+    return steps
+
+
 def test_a_mul_add_chain_is_cut_between_steps_and_every_step_still_equals_its_value_alone():
     # Each step reads the last one's buffer (the chain is linear in its length), but a multiply stays
     # fused with the add it feeds (tinygrad's MULACC): cut there and the step rounds twice.
     from tinygrad import Tensor
     from tinygrad.uop.ops import Ops
 
-    x = Tensor(np.linspace(-3, 3, 16, dtype=np.float32)).realize()
-    a, steps = x, []
-    for _ in range(6):
-        a = a * 1.0001 + 0.0001
-        steps.append(a)
+    steps = _mul_add_chain(6)
+    a = steps[-1]
     topo = list(a.uop.toposort())
     cut = tl_evaluation.CutPlanner().plan(topo)
     assert {(s.op, c.op) for s, c in cut} == {(Ops.ADD, Ops.MUL)}
@@ -128,14 +136,8 @@ def _graph_nodes(u) -> int:
 def test_an_ops_cost_alone_is_its_whole_graph_so_a_chains_grows_by_one_step_per_step():
     # What the alone check spends its budget on (harness/cells/alone_choice.h): step k of a chain
     # realized alone is one fused kernel over k steps, whatever the capture cut.
-    from tinygrad import Tensor
-
-    x = Tensor(np.linspace(-3, 3, 16, dtype=np.float32)).realize()
-    a, steps = x, []
-    for _ in range(6):
-        a = a * 1.0001 + 0.0001
-        steps.append(a)
-    captured = tl_evaluation.capture([s.uop for s in steps], [True] * len(steps), [a.uop], lambda _m: None)
+    steps = _mul_add_chain(6)
+    captured = tl_evaluation.capture([s.uop for s in steps], [True] * len(steps), [steps[-1].uop], lambda _m: None)
     judged = tl_evaluation.judged_ops(captured.live)
     assert judged == [0, 1, 2, 3, 4]  # the last step is the output, eager's own value
     costs = tl_evaluation.alone_costs(captured.live, judged)
