@@ -184,6 +184,19 @@ def test_an_op_reading_a_reduction_does_not_pay_for_the_reductions_kernel():
     assert deep[2] == shallow[2] < shallow[1]  # what reads it does not
 
 
+def test_an_intermediate_eagers_schedule_realized_is_judged_alone_too():
+    # A contiguous() the output reads: eager's schedule realizes it, and its payload is eager's
+    # buffer. The alone check holds it against its value alone like any other op.
+    from tinygrad import Tensor
+
+    x = Tensor(np.linspace(-3, 3, 64, dtype=np.float32).reshape(4, 16)).realize()
+    y = x.exp2().contiguous()
+    nodes = [y.uop, (y * 2).uop]
+    captured = tl_evaluation.capture(nodes, [True] * 2, [nodes[-1]], lambda _m: None)
+    assert nodes[0] in captured.live.eager_map
+    assert tl_evaluation.judged_ops(captured.live) == [0]
+
+
 def test_the_planner_rewrites_each_neighbourhood_shape_once_and_renamed_back_it_is_the_rewrite_itself():
     # Layers repeat: their neighbourhoods differ only in placeholder names and are rewritten once.
     # What the cache gives for each neighbourhood must be exactly its own rewrite, or a cut is wrong.
