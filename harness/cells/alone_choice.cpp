@@ -19,14 +19,15 @@ AloneChoice choose_alone_ops(const std::vector<JudgedOp>& judged) {
                                             [](std::size_t sum, const JudgedOp& op) { return sum + op.cost; });
   AloneChoice choice{.judged = judged.size(), .judged_cost = total};
   const std::size_t n = judged.size();
-  std::vector<bool> chosen(n, total <= kAloneBudget || n <= kAloneSpread + kAloneCheapest);
-  if (!chosen.empty() && !chosen.front()) {
-    for (std::size_t k = 0; k < kAloneSpread; ++k) chosen[k * (n - 1) / (kAloneSpread - 1)] = true;
-    std::vector<std::size_t> others;
-    for (std::size_t k = 0; k < n; ++k)
-      if (!chosen[k]) others.push_back(k);
-    std::ranges::stable_sort(others, {}, [&](std::size_t k) { return judged[k].cost; });
-    for (std::size_t k = 0; k < kAloneCheapest; ++k) chosen[others[k]] = true;
+  const bool every = total <= kAloneBudget || n <= kAloneSpread + kAloneCheapest;
+  std::vector<bool> chosen(n, every);
+  if (!every) {
+    std::vector<std::size_t> positions(n);
+    std::iota(positions.begin(), positions.end(), std::size_t{0});
+    for (std::size_t k : evenly_spread(positions, kAloneSpread)) chosen[k] = true;
+    std::erase_if(positions, [&](std::size_t k) { return chosen[k]; });
+    std::ranges::stable_sort(positions, {}, [&](std::size_t k) { return judged[k].cost; });
+    for (std::size_t k = 0; k < kAloneCheapest; ++k) chosen[positions[k]] = true;
   }
   for (std::size_t k = 0; k < n; ++k) {
     if (!chosen[k]) continue;
@@ -34,6 +35,14 @@ AloneChoice choose_alone_ops(const std::vector<JudgedOp>& judged) {
     choice.cost += judged[k].cost;
   }
   return choice;
+}
+
+std::vector<std::size_t> evenly_spread(const std::vector<std::size_t>& all, std::size_t limit) {
+  const bool sampled = all.size() > limit;
+  std::vector<std::size_t> chosen;
+  for (std::size_t k = 0; k < std::min(all.size(), limit); ++k)
+    chosen.push_back(all[sampled ? k * (all.size() - 1) / (limit - 1) : k]);
+  return chosen;
 }
 
 }  // namespace tl

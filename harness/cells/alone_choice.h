@@ -17,7 +17,7 @@ namespace tl {
 // Spent in full, svd's check takes about 40 s on DEV=PYTHON.
 constexpr std::size_t kAloneBudget = 30'000;
 // Beyond the budget a sample: this many evenly spread (first and last included), whatever they
-// cost, and kAloneCheapest of the others, the cheapest (op_keccak's cost about half a second each).
+// cost, and kAloneCheapest of the others, the cheapest (op_keccak's ops cost about half a second each).
 constexpr std::size_t kAloneSpread = 32;
 constexpr std::size_t kAloneCheapest = 32;
 
@@ -32,5 +32,9 @@ struct AloneChoice {
 };
 
 AloneChoice choose_alone_ops(const std::vector<JudgedOp>& judged);
+
+// Up to `limit` of `all`: every one, or `limit` evenly spread (first and last included). Also the
+// leaf-gradient check's sample.
+std::vector<std::size_t> evenly_spread(const std::vector<std::size_t>& all, std::size_t limit);
 
 }  // namespace tl

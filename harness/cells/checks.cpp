@@ -182,19 +182,6 @@ Check check_state_afterwards(const RowCapture& capture, const EagerRun& eager) {
               " tensor(s) the row's objects hold equal the eager twin's after one forward, bit for bit"};
 }
 
-namespace {
-
-// Up to `limit` of `all`: every one, or `limit` evenly spread (first and last included).
-std::vector<std::size_t> spread(const std::vector<std::size_t>& all, std::size_t limit) {
-  const bool sampled = all.size() > limit;
-  std::vector<std::size_t> chosen;
-  for (std::size_t k = 0; k < std::min(all.size(), limit); ++k)
-    chosen.push_back(all[sampled ? k * (all.size() - 1) / (limit - 1) : k]);
-  return chosen;
-}
-
-}  // namespace
-
 Check check_payloads_equal_alone(const Trace& trace) {
   const AloneChoice choice = choose_alone_ops(trace.live->judged_ops(trace));
   const std::vector<Payload> alone = trace.live->alone_values(trace, choice.ops);
@@ -342,8 +329,8 @@ Check check_intermediate_grads(const Trace& trace, const GradOptions& options, s
   std::reverse(edge_checked.begin(), edge_checked.end());
   std::reverse(not_by_edge.begin(), not_by_edge.end());
   // Then with the op as a leaf: what the edges left, and an anchor of the rest.
-  const std::vector<std::size_t> left = spread(not_by_edge, kLeafGradientLimit);
-  const std::vector<std::size_t> anchors = spread(edge_checked, kLeafAnchorLimit);
+  const std::vector<std::size_t> left = evenly_spread(not_by_edge, kLeafGradientLimit);
+  const std::vector<std::size_t> anchors = evenly_spread(edge_checked, kLeafAnchorLimit);
   std::vector<std::size_t> ops = left;
   ops.insert(ops.end(), anchors.begin(), anchors.end());
   const std::vector<std::optional<Payload>> by_leaf = trace.live->leaf_gradients(trace, options, ops);
