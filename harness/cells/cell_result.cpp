@@ -36,8 +36,11 @@ nlohmann::json CellResult::to_json() const {
   if (!output.empty()) json["output"] = output;
   if (!checks.empty()) {
     json["checks"] = nlohmann::json::array();
-    for (const Check& check : checks)
-      json["checks"].push_back({{"name", check.name}, {"passed", check.passed}, {"detail", check.detail}});
+    for (const Check& check : checks) {
+      nlohmann::json entry{{"name", check.name}, {"passed", check.passed}, {"detail", check.detail}};
+      if (check.coverage) entry["coverage"] = {{"checked", check.coverage->checked}, {"of", check.coverage->of}};
+      json["checks"].push_back(std::move(entry));
+    }
   }
   return json;
 }
@@ -57,7 +60,9 @@ CellResult CellResult::from_json(const nlohmann::json& json) {
   if (json.contains("ops")) result.ops = json["ops"].get<std::size_t>();
   result.output = json.value("output", "");
   for (const auto& check : json.value("checks", nlohmann::json::array())) {
-    result.checks.push_back({check.at("name"), check.at("passed"), check.value("detail", "")});
+    Check& read = result.checks.emplace_back(Check{check.at("name"), check.at("passed"), check.value("detail", "")});
+    if (check.contains("coverage"))
+      read.coverage = Coverage{check["coverage"].at("checked").get<std::size_t>(), check["coverage"].at("of").get<std::size_t>()};
   }
   return result;
 }

@@ -13,10 +13,19 @@
 
 namespace tl {
 
+// How much of what a check could judge it judged: ops compared, gradients checked. A sample says
+// checked < of; the card keeps it, so a check that quietly judges less is drift (scorecard_drift).
+struct Coverage {
+  std::size_t checked = 0;
+  std::size_t of = 0;
+  bool operator==(const Coverage&) const = default;
+};
+
 struct Check {
   std::string name;
   bool passed = false;
   std::string detail;
+  std::optional<Coverage> coverage;  // for the checks that judge ops one by one
 };
 
 struct CellResult {

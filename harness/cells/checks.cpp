@@ -120,11 +120,14 @@ Check check_replay_validation(BackendProtocol& backend, const RosterRow& row, co
   }
   const std::string state = to_string(status.state);
   const bool expected = state == row.expect.validation;
+  const auto computed = static_cast<std::size_t>(std::count_if(
+      trace.ops.begin(), trace.ops.end(), [](const Op& op) { return op.kind == OpKind::Compute || op.kind == OpKind::View; }));
   return {"replay_validation", expected,
           state + ": " + std::to_string(status.replayed) + " ops replayed, " + std::to_string(verified) +
               " edge(s) verified by perturbation, " + std::to_string(unverified) + " unverified" +
               (status.message.empty() ? "" : "; " + status.message) +
-              (expected ? "" : " (the row expects " + row.expect.validation + ", " + row.expect.where.str() + ")")};
+              (expected ? "" : " (the row expects " + row.expect.validation + ", " + row.expect.where.str() + ")"),
+          Coverage{status.replayed, computed}};
 }
 
 bool has_float_output(const Trace& trace) {
@@ -195,11 +198,14 @@ Check check_payloads_equal_alone(const Trace& trace) {
       return {"payloads_equal_alone", false,
               op.label + " differs from its value realized on its own: " + comparison.message + choice.scope()};
   }
-  if (!choice.every()) return {"payloads_equal_alone", true, "equal their values realized on their own" + choice.scope()};
+  const Coverage coverage{choice.ops.size(), choice.judged};
+  if (!choice.every())
+    return {"payloads_equal_alone", true, "equal their values realized on their own" + choice.scope(), coverage};
   return {"payloads_equal_alone", true,
           "all " + std::to_string(choice.ops.size()) +
               " ops the capture computed (outputs, views and leaves aside) equal their values realized on their own (costing " +
-              std::to_string(choice.cost) + " graph nodes)"};
+              std::to_string(choice.cost) + " graph nodes)",
+          coverage};
 }
 
 namespace {
@@ -374,7 +380,7 @@ Check check_intermediate_grads(const Trace& trace, const GradOptions& options, s
   if (leaf_not_finite > 0)
     summary += "; " + std::to_string(leaf_not_finite) +
                " differ from the leaf's gradient only where one of the two is inf or nan, and are not judged there";
-  return {"derived_grads", true, summary};
+  return {"derived_grads", true, summary, Coverage{edge_checked.size() + leaf_checked, derived.size()}};
 }
 
 Check check_derived_grads(Trace& trace, const EagerRun& eager) {
@@ -382,9 +388,11 @@ Check check_derived_grads(Trace& trace, const EagerRun& eager) {
   options.intermediate_grads = true;
   trace.derive_grads(options);
   std::size_t exact = 0;
+  std::size_t float_inputs = 0;
   std::vector<std::size_t> unanswered;  // what the framework's autograd cannot be asked about
   for (const Op* input : trace.input_ops()) {
     if (!input->dtype.is_float()) continue;
+    ++float_inputs;
     const auto position = argument_position(*input);
     const auto twin = position ? eager.input_grads.find(*position) : eager.input_grads.end();
     if (twin == eager.input_grads.end()) {
@@ -405,14 +413,17 @@ Check check_derived_grads(Trace& trace, const EagerRun& eager) {
   Check leaves = check_intermediate_grads(trace, options, &unanswered);
   if (!leaves.passed) return leaves;
   const std::string autograd = std::to_string(exact) + " input gradient(s) equal the framework's autograd; " + leaves.detail;
+  // What autograd checked; finite differences look at a few elements, so what they check counts as unchecked.
+  const Coverage coverage{exact + leaves.coverage->checked, float_inputs + leaves.coverage->of};
   // Finite differences (a tolerance) only where autograd could not answer.
-  if (unanswered.empty()) return {"derived_grads", true, autograd};
+  if (unanswered.empty()) return {"derived_grads", true, autograd, coverage};
   const GradientCheck check = check_grads_against_finite_differences(trace, options, unanswered);
   // Nothing comparable: a fail where an input has no check at all, else the detail says what is unchecked.
   const bool passed = check.incomparable ? unanswered_inputs == 0 : check.passed;
   return {"derived_grads", passed,
           autograd + "; finite differences on the " + std::to_string(unanswered.size()) +
-              " op(s) autograd could not answer for: " + check.detail};
+              " op(s) autograd could not answer for: " + check.detail,
+          coverage};
 }
 
 Check check_tlspec_round_trip(const Trace& trace, const std::string& id) {

@@ -77,6 +77,7 @@ Scorecard make_scorecard(const BackendSpec& spec, const RunFacts& facts, const s
     if (cell.state != CellState::Passed) entry.message = cell.message.substr(0, 2000);
     for (const Check& check : cell.checks) {
       entry.checks.push_back(check.name);
+      if (check.passed && check.coverage) entry.coverage[check.name] = *check.coverage;
       if (check.passed) continue;
       entry.failed_checks.push_back(check.name);
       entry.failures.push_back({check.name, check.detail.substr(0, 2000)});
@@ -121,6 +122,8 @@ nlohmann::json Scorecard::to_json() const {
     if (!cell.failed_checks.empty()) entry["failed_checks"] = cell.failed_checks;
     for (const CheckFailure& failure : cell.failures)
       entry["failures"].push_back({{"check", failure.check}, {"detail", failure.detail}});
+    for (const auto& [check, coverage] : cell.coverage)
+      entry["coverage"][check] = {{"checked", coverage.checked}, {"of", coverage.of}};
     card["cells"].push_back(std::move(entry));
   }
   card["capabilities"] = capabilities_json(capabilities);
@@ -201,6 +204,25 @@ std::string cell_state_names() {
 
 namespace {
 
+// A cell's coverage: check name -> {"checked": N, "of": M}, whole numbers, N at most M.
+std::map<std::string, Coverage> read_coverage(const nlohmann::json& json, const std::string& source, const std::string& where) {
+  if (!json.is_object()) bad(source, where + ".coverage must be an object, not " + json_excerpt(json));
+  std::map<std::string, Coverage> coverage;
+  for (const auto& [check, value] : json.items()) {
+    const std::string at = where + ".coverage." + check;
+    auto whole = [&](const char* key) {
+      return value.contains(key) && value[key].is_number_integer() && value[key].get<std::int64_t>() >= 0;
+    };
+    if (!value.is_object() || !whole("checked") || !whole("of"))
+      bad(source, at + " must be {\"checked\": N, \"of\": M} with whole numbers, not " + json_excerpt(value));
+    const Coverage read{value["checked"].get<std::size_t>(), value["of"].get<std::size_t>()};
+    if (read.checked > read.of)
+      bad(source, at + " checked " + std::to_string(read.checked) + " of only " + std::to_string(read.of));
+    coverage[check] = read;
+  }
+  return coverage;
+}
+
 ScorecardCell read_cell(const nlohmann::json& entry, std::size_t i, const std::string& source) {
   std::string where = "cells[" + std::to_string(i) + "]";
   if (!entry.is_object()) bad(source, where + " must be an object, not " + json_excerpt(entry));
@@ -231,6 +253,7 @@ ScorecardCell read_cell(const nlohmann::json& entry, std::size_t i, const std::s
                                optional_string(failure, "detail", source, where + ".failures")});
     }
   }
+  if (entry.contains("coverage")) cell.coverage = read_coverage(entry["coverage"], source, where);
   return cell;
 }
 
@@ -378,6 +401,24 @@ std::vector<Drift> scorecard_drift(const Scorecard& committed, const Scorecard& 
     if (was.ops && cell.ops && *was.ops != *cell.ops)
       drift.push_back({"cell", cell.id, "passed, " + std::to_string(*was.ops) + " ops",
                        "passed, " + std::to_string(*cell.ops) + " ops", pinned});
+    // A check that judges fewer ops than the committed card's, or no longer every one it judged
+    // (a sample where there was none), passes while it looks at less.
+    for (const auto& [check, before_coverage] : was.coverage) {
+      if (std::find(cell.checks.begin(), cell.checks.end(), check) == cell.checks.end()) continue;  // lost: said above
+      const auto now = cell.coverage.find(check);
+      const std::string before_text =
+          "passed, " + check + " judged " + std::to_string(before_coverage.checked) + " of " + std::to_string(before_coverage.of);
+      if (now == cell.coverage.end()) {
+        drift.push_back({"cell", cell.id, before_text, "passed, " + check + " with no coverage recorded", pinned});
+        continue;
+      }
+      const Coverage& after = now->second;
+      const bool lost_every = before_coverage.checked == before_coverage.of && after.checked < after.of;
+      if (after.checked < before_coverage.checked || lost_every)
+        drift.push_back({"cell", cell.id, before_text,
+                         "passed, " + check + " judged " + std::to_string(after.checked) + " of " + std::to_string(after.of),
+                         pinned});
+    }
   }
   return drift;
 }

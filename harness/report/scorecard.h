@@ -67,6 +67,7 @@ struct ScorecardCell {
   std::vector<std::string> checks;
   std::vector<std::string> failed_checks;
   std::vector<CheckFailure> failures;
+  std::map<std::string, Coverage> coverage;  // a passed check's, by check name (cell_result.h)
 };
 
 // Why a card holds only some of its run's cells: a signal stopped the run (tlconform run and
@@ -128,7 +129,8 @@ struct Drift {
   std::string after;
   // A passed cell now failed, refused, crashed, timed out or lost, or passed without a check it ran;
   // a capability flipped. On the pinned leg also a cell no longer tested (is_regression), a passed
-  // cell with another op count, and a capability that lost its proof.
+  // cell with another op count or a check that judged fewer of its ops (or no longer all of them),
+  // and a capability that lost its proof.
   bool regression = false;
 };
 

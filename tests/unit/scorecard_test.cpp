@@ -124,7 +124,9 @@ TEST(Scorecard, OnThePinnedLegARowThatStopsBeingTestedIsARegression) {
     EXPECT_EQ(regression.at(first), leg == "pinned") << leg << ": passed -> expected_fail";
     EXPECT_EQ(regression.at(second), leg == "pinned") << leg << ": passed -> unsupported";
     for (const auto& [id, is] : regression) {
-      if (id != first && id != second) EXPECT_EQ(is, leg == "pinned") << leg << ": capability " << id << " lost its proof";
+      if (id != first && id != second) {
+        EXPECT_EQ(is, leg == "pinned") << leg << ": capability " << id << " lost its proof";
+      }
     }
   }
   // What the committed card already had is no drift at all.

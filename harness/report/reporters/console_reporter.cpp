@@ -19,6 +19,9 @@ std::string padded(std::string text, std::size_t width) {
   return text;
 }
 
+// How many partly judged cells the run's summary names (the card keeps every one).
+constexpr std::size_t kPartialShown = 10;
+
 class ConsoleReporter : public Reporter {
  public:
   explicit ConsoleReporter(std::ostream& out) : out_(out) {}
@@ -57,6 +60,24 @@ class ConsoleReporter : public Reporter {
       }
       out_ << "\n";
     }
+    // A passed cell whose check judged only part of its ops (a sample, or ops it could not ask about):
+    // passed, but not on everything, and the card records how much (coverage).
+    std::vector<std::string> partial;
+    for (const ScorecardCell& cell : card.cells) {
+      if (cell.state != CellState::Passed) continue;
+      std::string parts;
+      for (const auto& [check, coverage] : cell.coverage) {
+        if (coverage.checked < coverage.of)
+          parts +=
+              (parts.empty() ? "" : ", ") + check + " " + std::to_string(coverage.checked) + " of " + std::to_string(coverage.of);
+      }
+      if (!parts.empty()) partial.push_back(cell.id + " (" + parts + ")");
+    }
+    if (partial.empty()) return;
+    out_ << "judged in part: " << partial.size() << " passed cell(s) checked only some of their ops:";
+    for (std::size_t k = 0; k < partial.size() && k < kPartialShown; ++k) out_ << "\n  " << terminal_line(partial[k]);
+    if (partial.size() > kPartialShown) out_ << "\n  and " << partial.size() - kPartialShown << " more (the card's coverage)";
+    out_ << "\n";
   }
 
   void cell(const RosterRow& row, const CellResult& result) override {
