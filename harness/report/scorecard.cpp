@@ -402,7 +402,8 @@ std::vector<Drift> scorecard_drift(const Scorecard& committed, const Scorecard& 
       drift.push_back({"cell", cell.id, "passed, " + std::to_string(*was.ops) + " ops",
                        "passed, " + std::to_string(*cell.ops) + " ops", pinned});
     // A check that judges fewer ops than the committed card's, or no longer every one it judged
-    // (a sample where there was none), passes while it looks at less.
+    // (a sample where there was none), passes while it looks at less; one that counts other ops it
+    // could judge (a sample of 64 now said to be of 64) hides how much it left.
     for (const auto& [check, before_coverage] : was.coverage) {
       if (std::find(cell.checks.begin(), cell.checks.end(), check) == cell.checks.end()) continue;  // lost: said above
       const auto now = cell.coverage.find(check);
@@ -413,8 +414,9 @@ std::vector<Drift> scorecard_drift(const Scorecard& committed, const Scorecard& 
         continue;
       }
       const Coverage& after = now->second;
+      // What a check could judge is fixed by the graph (as the op count is); what it judged may only grow.
       const bool lost_every = before_coverage.checked == before_coverage.of && after.checked < after.of;
-      if (after.checked < before_coverage.checked || lost_every)
+      if (after.checked < before_coverage.checked || after.of != before_coverage.of || lost_every)
         drift.push_back({"cell", cell.id, before_text,
                          "passed, " + check + " judged " + std::to_string(after.checked) + " of " + std::to_string(after.of),
                          pinned});

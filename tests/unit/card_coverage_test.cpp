@@ -91,9 +91,10 @@ TEST(CardCoverage, ACardWithCoverageOfTheWrongShapeIsRefusedNamingTheCell) {
   EXPECT_EQ(rejection([](nlohmann::json&) {}), "accepted");
 }
 
-// Each way a passed check can judge less: fewer ops, no longer every op, no coverage at all. On the
+// Each way a passed check can judge less: fewer ops, no longer every op, other ops it could judge
+// (what it could judge is fixed by the graph), no coverage at all. On the
 // pinned leg each is a regression (the pinned tinygrad builds the same graph every run); on another
-// leg drift. Judging more, or as much, is no drift.
+// leg drift. Judging as much, or more of the same ops, is no drift.
 TEST(CardCoverage, ACheckThatJudgesLessThanTheCommittedCardsIsARegression) {
   const Scorecard committed = card_of({traced_cell("mlp", 1249, 1249)});
   struct Case {
@@ -106,8 +107,9 @@ TEST(CardCoverage, ACheckThatJudgesLessThanTheCommittedCardsIsARegression) {
       {traced_cell("mlp", 64, 1249), "passed, payloads_equal_alone judged 64 of 1249"},
       {traced_cell("mlp", 1249, 1250), "passed, payloads_equal_alone judged 1249 of 1250"},
       {no_coverage, "passed, payloads_equal_alone with no coverage recorded"},
+      {traced_cell("mlp", 1248, 1248), "passed, payloads_equal_alone judged 1248 of 1248"},
       {traced_cell("mlp", 1249, 1249), ""},
-      {traced_cell("mlp", 1250, 1250), ""},
+      {traced_cell("mlp", 1250, 1250), "passed, payloads_equal_alone judged 1250 of 1250"},
   };
   for (const std::string leg : {"pinned", "in-range-latest"}) {
     for (const Case& c : cases) {
@@ -127,6 +129,8 @@ TEST(CardCoverage, ACheckThatJudgesLessThanTheCommittedCardsIsARegression) {
   const Scorecard sampled = card_of({traced_cell("mlp", 64, 1249)});
   EXPECT_TRUE(scorecard_drift(sampled, card_of({traced_cell("mlp", 64, 1249)})).empty());
   ASSERT_EQ(scorecard_drift(sampled, card_of({traced_cell("mlp", 32, 1249)})).size(), 1u);
+  ASSERT_EQ(scorecard_drift(sampled, card_of({traced_cell("mlp", 64, 64)})).size(), 1u) << "a sample said to be of every op";
+  EXPECT_TRUE(scorecard_drift(sampled, card_of({traced_cell("mlp", 128, 1249)})).empty()) << "a larger sample";
 }
 
 }  // namespace
