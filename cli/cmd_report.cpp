@@ -32,7 +32,7 @@ constexpr int kGraphJobs = 2;
 // --out is a directory the report owns files in: made when missing, updated in place when there
 // (only the files the report writes are replaced), and never a file.
 std::string out_directory(const Args& args) {
-  const std::string out = args.required("out");
+  std::string out = args.required("out");
   std::error_code error;
   const fs::file_status status = fs::status(out, error);
   if (fs::exists(status) && !fs::is_directory(status))

@@ -103,7 +103,7 @@ std::vector<py::object> forward_roots(const TinygradApi& api, const py::object& 
 std::string computed_on(const GraphWalker& walker, const Trace& trace, const std::string& runtime_device) {
   for (const Op& op : trace.ops) {
     if (op.kind != OpKind::Compute) continue;
-    const std::string device = py::str(walker.nodes()[op.index].attr("device")).cast<std::string>();
+    std::string device = py::str(walker.nodes()[op.index].attr("device")).cast<std::string>();
     if (device != runtime_device) return device;
   }
   return runtime_device;

@@ -129,8 +129,7 @@ void with_python_errors(const std::function<void()>& body) {
     } catch (const std::exception&) {
       traceback = "(traceback unavailable)";
     }
-    throw PythonError(std::move(type), std::move(message), std::move(traceback),
-                      std::make_shared<const py::error_already_set>(error));
+    throw PythonError(std::move(type), message, std::move(traceback), std::make_shared<const py::error_already_set>(error));
   }
 }
 

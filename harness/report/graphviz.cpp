@@ -21,8 +21,6 @@
 
 #include "harness/io/atomic_file.h"
 
-extern char** environ;
-
 namespace tl {
 namespace {
 
@@ -77,6 +75,7 @@ DotRun run_dot(const std::vector<std::string>& argv, const fs::path& messages) {
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, messages.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;

@@ -360,6 +360,7 @@ RunFacts facts_of_one_run(const BackendSpec& spec, const std::vector<Roster>& ro
     }
   }
   std::vector<std::string> files;
+  files.reserve(rosters.size());
   for (const Roster& roster : rosters) files.push_back(roster_path(roster));
   if (first.value("backend", "") != spec.name) {
     throw MergeRefused("the shards ran backend " + first.value("backend", "") + ", not " + spec.name + " (give --backend)");

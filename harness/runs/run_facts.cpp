@@ -60,6 +60,7 @@ RunFacts run_facts(const BackendSpec& spec, const std::vector<Roster>& rosters, 
     facts.framework_version_seen = "unavailable";
   }
   std::vector<std::string> files;
+  files.reserve(rosters.size());
   for (const Roster& roster : rosters) files.push_back(roster_path(roster));
   facts.roster_digest = digest_files(files);
   char host[256] = "";

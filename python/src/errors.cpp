@@ -16,13 +16,14 @@ namespace py = pybind11;
 
 namespace {
 
-void raise(const char* name, const std::string& message, py::dict attributes) {
+void raise(const char* name, const std::string& message, const py::dict& attributes) {
   const py::object type = py::module_::import("tlconform.errors").attr(name);
   const py::object error = type(message, **attributes);
   PyErr_SetObject(type.ptr(), error.ptr());
 }
 
-void translate(std::exception_ptr thrown) {
+// By value: pybind11 takes a translator as void(*)(std::exception_ptr).
+void translate(std::exception_ptr thrown) {  // NOLINT(performance-unnecessary-value-param)
   try {
     if (thrown) std::rethrow_exception(thrown);
   } catch (const BackendUnsupportedError& error) {

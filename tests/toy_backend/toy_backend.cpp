@@ -311,6 +311,7 @@ class ToyLiveGraph : public LiveGraph {
   // toygrad is eager: an op realized alone is its replay over its parents' payloads.
   std::vector<Payload> alone_values(const Trace& trace, const std::vector<std::size_t>& ops) const override {
     std::vector<ReplayJob> jobs;
+    jobs.reserve(ops.size());
     for (std::size_t index : ops) jobs.push_back({.op = index});
     ReplayRun run = replay(trace, jobs);
     std::vector<Payload> values;

@@ -227,7 +227,7 @@ std::string own_memory() {
   std::size_t copied = 0;
   for (const auto& [begin, end] : regions) {
     iovec local{memory.data() + copied, end - begin};
-    iovec remote{reinterpret_cast<void*>(begin), end - begin};
+    iovec remote{reinterpret_cast<void*>(begin), end - begin};  // NOLINT(performance-no-int-to-ptr): another process's address
     const ssize_t read = ::process_vm_readv(::getpid(), &local, 1, &remote, 1, 0);
     if (read > 0) copied += static_cast<std::size_t>(read);
   }
@@ -352,6 +352,7 @@ TEST(CellProcess, OutputThatIsNotUtf8IsRepaired) {
 
 TEST(CellProcess, RunsSeveralAtOnceAndKeepsTheirOrder) {
   std::vector<ChildCommand> commands;
+  commands.reserve(4);
   for (int i = 0; i < 4; ++i) commands.push_back({{"/bin/sh", "-c", "sleep 0.3; echo " + std::to_string(i)}, seconds(20)});
   const auto start = std::chrono::steady_clock::now();
   const std::vector<ChildOutcome> outcomes = run_children(commands, 2);

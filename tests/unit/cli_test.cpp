@@ -358,7 +358,7 @@ std::string saved_bundle(const std::string& name) {
                   .kind = OpKind::Input,
                   .dtype = f32,
                   .shape = {4},
-                  .out = Payload::from_doubles(f32, {4}, {std::nan(""), INFINITY, -INFINITY, 0.5})}};
+                  .out = Payload::from_doubles(f32, {4}, {std::nan(""), HUGE_VAL, -HUGE_VAL, 0.5})}};
   trace.inputs = trace.outputs = {0};
   trace.save(directory.string());
   return directory.string();

@@ -43,6 +43,7 @@ Stopped stop_with(int signal, std::vector<std::string> args, const std::string& 
     ::setenv("TL_TEST_PID_FILE", pid_file.c_str(), 1);
     args.insert(args.begin(), test::tlconform_path());
     std::vector<char*> argv;
+    argv.reserve(args.size() + 1);
     for (std::string& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);
     ::execv(argv[0], argv.data());

@@ -87,6 +87,7 @@ TEST(NanBits, OneProgramMakesTheSameNanBitsEveryTime) {
     // The signs on this x86-64 host, as the README gives them: the host's 0/0 and inf - inf are
     // negative, the emulator's sqrt(-1) positive, a negation flips, arithmetic carries the sign.
     std::vector<bool> signs;
+    signs.reserve(eager.size());
     for (const Payload& output : eager) signs.push_back(negative(output, 0));
     EXPECT_EQ(signs, (std::vector<bool>{true, true, false, false, true})) << dtype;
   }

@@ -262,10 +262,10 @@ bfloat_doubles = bfloat_doubles.tolist()
 )PY";
 
 void expect_every_pattern_round_trips(const char* name, const std::vector<double>& reference) {
-  Payload payload{dtype(name), {65536}, std::vector<std::uint8_t>(2 * 65536)};
+  Payload payload{dtype(name), {65536}, std::vector<std::uint8_t>(std::size_t{2} * 65536)};
   for (std::uint32_t bits = 0; bits < 65536; ++bits) {
-    payload.bytes[2 * bits] = static_cast<std::uint8_t>(bits & 0xff);
-    payload.bytes[2 * bits + 1] = static_cast<std::uint8_t>(bits >> 8);
+    payload.bytes[std::size_t{2} * bits] = static_cast<std::uint8_t>(bits & 0xff);
+    payload.bytes[std::size_t{2} * bits + 1] = static_cast<std::uint8_t>(bits >> 8);
   }
   const std::vector<double> decoded = payload.to_doubles();
   const Payload again = Payload::from_doubles(payload.dtype, payload.shape, decoded);

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 struct CellSpec {
   std::string id;
   std::string state;
-  std::string message = "";
+  std::string message;
 };
 
 // A card of the shape make_scorecard writes, checked as the report's reader checks it.
@@ -208,7 +208,7 @@ struct Fixture {
   std::string out = dir + "/site";
   std::string write(const std::string& name, const std::string& text) {
     fs::create_directories(dir);
-    const std::string path = dir + "/" + name;
+    std::string path = dir + "/" + name;
     std::ofstream(path) << text;
     return path;
   }

@@ -24,7 +24,7 @@ using test::tlconform;
 // A directory with its own rosters/tinygrad/config_built.yaml whose tutorial_mlp expects wrong
 // values: run from there, a relative --roster must run this file, and so fail.
 fs::path directory_with_its_own_roster() {
-  const fs::path home = scratch("user_home");
+  fs::path home = scratch("user_home");
   fs::create_directories(home / "rosters" / "tinygrad");
   std::ofstream(home / "rosters" / "tinygrad" / "config_built.yaml") << R"(rows:
   - id: tutorial_mlp
