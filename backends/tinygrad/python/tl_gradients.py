@@ -25,9 +25,15 @@ def default_loss(outputs: list, wide: bool = False):
   no rounding of its own: what finite differences of a narrow output need). The eager twin builds
   its loss with this same function."""
   loss = None
+  forward = UOp.sink(*[o.uop for o in outputs]).toposort() if outputs else {}
   for output in outputs:
     if not output.is_floating_point(): continue
-    term = (output.cast(dtypes.float64) if wide else output).sum()
+    value = output.cast(dtypes.float64) if wide else output
+    term = value.sum()
+    # tinygrad makes each UOp once: the term of an output y is the node y.sum() of a forward that also
+    # returns y.sum() (or y.mean()), and the loss would reach that node twice (its gradient 2, not
+    # 1). A CONTIGUOUS (autograd passes the gradient through it) makes the term a node of the loss's own.
+    if term.uop is not output.uop and term.uop in forward: term = value.contiguous().sum()
     loss = term if loss is None else loss + term
   if loss is None: raise RuntimeError("no float output to sum into a loss; give GradOptions.loss")
   return loss
