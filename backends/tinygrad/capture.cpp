@@ -26,6 +26,7 @@
 #include "backends/tinygrad/tinygrad_api.h"
 #include "harness/backend/python_runtime.h"
 #include "harness/model/errors.h"
+#include "harness/model/refusal.h"
 
 namespace tl::tinygrad {
 namespace {
@@ -77,14 +78,23 @@ std::string raising_call(const std::string& traceback) {
   return last.empty() ? "an unknown call (no traceback)" : last;
 }
 
-// Runs one stage of the capture's own machinery: a Python exception escaping it is the backend's
-// failure (CaptureMachineryError), never passed off as the forward's. Ctrl-C stays an interrupt.
+// Runs one stage of the capture's own machinery: a Python exception escaping it, or one of its own
+// C++ code's, is the backend's failure (CaptureMachineryError), never passed off as the forward's
+// nor left bare. A refusal stays a refusal, and Ctrl-C an interrupt.
 void machinery(const std::string& stage, const std::function<void()>& body) {
   try {
     with_python_errors(body);
   } catch (const PythonError& error) {
     if (error.type() == "KeyboardInterrupt") throw;
     throw CaptureMachineryError("tinygrad", stage, raising_call(error.traceback()), error);
+  } catch (const BackendUnsupportedError&) {
+    throw;
+  } catch (const CaptureMachineryError&) {
+    throw;
+  } catch (const EnvironmentError&) {
+    throw;
+  } catch (const std::exception& error) {
+    throw CaptureMachineryError("tinygrad", stage, error);
   }
 }
 

@@ -50,6 +50,15 @@ class CaptureMachineryError : public std::runtime_error {
         framework_call_(std::move(framework_call)),
         type_(cause.type()),
         traceback_(cause.traceback()) {}
+  // A failure the machinery found itself, with no Python error behind it (a C++ exception of its own:
+  // a payload of another size than its node's).
+  CaptureMachineryError(const std::string& backend, std::string stage, const std::exception& found)
+      : std::runtime_error("the " + backend + " capture failed in its own machinery while " + stage +
+                           ", after the forward returned: " + found.what() + ". This is a bug of the " + backend +
+                           " backend: report it with the forward, and meanwhile trace a smaller part of the model."),
+        stage_(std::move(stage)),
+        framework_call_("none (the backend's own code)"),
+        type_("CaptureMachineryError") {}
   const std::string& stage() const { return stage_; }
   const std::string& framework_call() const { return framework_call_; }
   const std::string& type() const { return type_; }

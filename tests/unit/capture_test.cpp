@@ -333,5 +333,31 @@ x = Tensor([1.0, 2.0])
   EXPECT_TRUE(typed);
 }
 
+// The same for a failure the machinery's own C++ code finds, with no Python error behind it: a write
+// into a slice of a realized closure tensor, read whole, evaluates to a node of another size than its
+// own (held-out finding; eager gives the value). Typed, never a bare std::runtime_error.
+TEST(Capture, AFailureTheMachineryFindsItselfIsTypedToo) {
+  py::dict scope = python_scope(R"PY(
+from tinygrad import Tensor
+cache = Tensor.zeros(4, 4).contiguous().realize()
+x = Tensor.ones(2, 4).contiguous().realize()
+def forward(x):
+    cache[0:2].assign(x * 2)
+    return cache + 1
+)PY");
+  try {
+    tl::tinygrad::trace(scope["forward"], py::make_tuple(scope["x"]));
+    ADD_FAILURE() << "the slice write captures now: find another failure of the machinery's own code for this test";
+  } catch (const CaptureMachineryError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("own machinery while evaluating the payloads"), std::string::npos) << message;
+    EXPECT_NE(message.find("holds 64 bytes, not the 32 of float32(2, 4)"), std::string::npos) << message;
+    EXPECT_NE(message.find("bug of the tinygrad backend"), std::string::npos) << message;
+    EXPECT_EQ(error.type(), "CaptureMachineryError");
+  } catch (const std::exception& error) {
+    ADD_FAILURE() << "untyped: " << error.what();
+  }
+}
+
 }  // namespace
 }  // namespace tl
