@@ -97,6 +97,37 @@ def test_the_default_loss_sums_the_float_outputs_only_and_widens_on_request():
     assert tl_gradients.loss_of(outputs, "outputs[0].max()").numpy() == 2.5
 
 
+def test_the_default_loss_makes_each_term_a_node_of_its_own():
+    """A forward returning y and y.sum(): the loss's term y.sum() would be the returned node itself
+    (tinygrad makes each UOp once), and the sum's gradient 2; the term is a node of the loss's own."""
+    from tinygrad import Tensor
+
+    y = Tensor([[1.0, -2.0], [0.5, 3.0]]) * 2
+    total = y.sum()
+    (gradient,) = tl_gradients.default_loss([y, total]).gradient(total)
+    assert gradient.numpy() == 1.0
+
+
+def test_a_factor_tinygrad_moves_out_of_a_sum_is_found_through_the_views():
+    """sum(x * f) -> sum(x) * f where f does not range over the summed axes (tinygrad's
+    reduce_mul_chain): a LayerNorm's per-row scale before a matmul, a constant; not a plain matmul's
+    operands, nor a factor that ranges over the summed axis."""
+    from tinygrad import Tensor
+
+    x, a = Tensor.ones(4, 8).contiguous(), Tensor.ones(8, 8).contiguous()
+    row = Tensor.ones(4, 1).contiguous()
+    column = Tensor.ones(1, 8).contiguous()
+
+    def reduction(t):
+        return tl_evaluation.view_base(t.uop)
+
+    assert tl_evaluation.moves_a_factor(reduction((x * row) @ a))
+    assert tl_evaluation.moves_a_factor(reduction((x * 3).sum(1)))
+    assert not tl_evaluation.moves_a_factor(reduction(x @ a))
+    assert not tl_evaluation.moves_a_factor(reduction((x * column) @ a))  # the scale ranges over the summed axis
+    assert not tl_evaluation.moves_a_factor(reduction(x.max(1)))
+
+
 def _mul_add_chain(length: int) -> list:
     """The steps of `a * 1.0001 + 0.0001` from a realized 16-element input."""
     from tinygrad import Tensor

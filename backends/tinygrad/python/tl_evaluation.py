@@ -43,9 +43,11 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import math
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
 from tinygrad.callify import transform_to_call
 from tinygrad.device import Device
 from tinygrad.dtype import dtypes, truncate
@@ -90,6 +92,48 @@ def over(chain: UOp, base_value: UOp, at: UOp | None = None) -> UOp:
   if chain is at or (at is None and chain.op not in VIEWS): return base_value
   inner = over(chain.src[0], base_value, at)
   return chain if inner is chain.src[0] else chain.replace(src=(inner,) + chain.src[1:])
+
+
+PROBE_LIMIT = 1 << 22  # elements a factor's probe may have; past it a factor counts as moved (faithful: exact, dearer)
+
+
+def _varies_along(shape: tuple, views: list, axes: tuple) -> bool:
+  """Whether a node of `shape`, seen through `views` (innermost first), takes other values along
+  `axes` of the result: its elements numbered, moved as the views move them, compared along the axes."""
+  if not all(isinstance(d, int) for d in shape) or math.prod(shape) > PROBE_LIMIT: return True
+  probe = np.arange(math.prod(shape), dtype=np.int64).reshape(shape)
+  for v in views:
+    if not all(isinstance(a, int) for a in _flat(v.marg)): return True  # a symbolic view
+    if v.op is Ops.RESHAPE: probe = probe.reshape(v.marg)
+    elif v.op is Ops.EXPAND: probe = np.broadcast_to(probe, v.marg)
+    elif v.op is Ops.PERMUTE: probe = probe.transpose(v.marg)
+    elif v.op is Ops.PAD: probe = np.pad(probe, v.marg, constant_values=-1)
+    elif v.op is Ops.SHRINK: probe = probe[tuple(slice(a, b) for a, b in v.marg)]
+    elif v.op is Ops.FLIP: probe = probe[tuple(slice(None, None, -1) if f else slice(None) for f in v.marg)]
+    if probe.size > PROBE_LIMIT: return True
+  first = probe[tuple(slice(0, 1) if a in axes else slice(None) for a in range(probe.ndim))]
+  return bool((probe != first).any())
+
+
+def _flat(arg) -> list:
+  return [b for a in arg for b in (a if isinstance(a, tuple) else (a,))]
+
+
+def moves_a_factor(r: UOp) -> bool:
+  """Whether tinygrad moves a factor out of the sum r (symbolic.reduce_mul_chain: sum(x * f) -> sum(x) * f
+  where f does not range over the summed axes, a constant among them): a factor it then fuses with
+  an addend after the sum into one MULACC, rounded once (LayerNorm's per-row scale before a matmul
+  with a bias)."""
+  if r.op is not Ops.REDUCE or r.arg[0] is not Ops.ADD or view_base(r.src[0]).op is not Ops.MUL: return False
+  axes = tuple(r.arg[1])
+
+  def moved(u: UOp, views: list) -> bool:
+    while u.op in VIEWS:
+      views = [u] + views
+      u = u.src[0]
+    if u.op is Ops.MUL: return any(moved(s, views) for s in u.src)
+    return not _varies_along(u.shape, views, axes)
+  return moved(r.src[0], [])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -322,6 +366,10 @@ def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, 
   # kernel, everything fused after it included: what follows it up to where tinygrad realizes is
   # computed as it is alone, never over its buffer.
   plan.faithful = {u for u in topo if u.op is Ops.REDUCE or reorders[u]} | set(faithful)
+  # tinygrad moves a factor out of a sum and fuses factor * sum + addend into one MULACC (moves_a_factor):
+  # an ADD of such a sum is computed with it, as alone, never over the sum's buffer.
+  plan.faithful |= {u for u in topo if u.op is Ops.ADD and any(
+    not is_meta(s) and not expanding(s) and moves_a_factor(view_base(s)) for s in u.src)}
 
   def indexes_as_elementwise(consumer, chain):
     views_ok = all(squeezes_only(v) for v in _chain(chain))
