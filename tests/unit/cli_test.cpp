@@ -38,7 +38,7 @@ using test::tlconform;
 
 // Records of every cell of the committed card, as `tlconform cell --record` writes them from this
 // checkout (the same provenance), each in the state `state_of(cell)` gives it (a cell passed as the
-// card has it also with the card's checks and op count).
+// card has it also with the card's checks, their coverage and op count).
 void write_committed_records(const fs::path& directory, const std::function<std::string(const nlohmann::json&)>& state_of) {
   const nlohmann::json committed = nlohmann::json::parse(std::ifstream(test::source_path("scorecards/tinygrad/scorecard.json")));
   const Checkout checkout = this_checkout();
@@ -55,7 +55,11 @@ void write_committed_records(const fs::path& directory, const std::function<std:
     if (state == "passed" && cell["state"] == "passed") {  // passed as committed: its checks and op count too
       if (cell.contains("ops")) record["ops"] = cell["ops"];
       record["checks"] = nlohmann::json::array();
-      for (const auto& name : cell["checks"]) record["checks"].push_back({{"name", name}, {"passed", true}});
+      for (const auto& name : cell["checks"]) {
+        nlohmann::json check{{"name", name}, {"passed", true}};
+        if (cell.contains("coverage") && cell["coverage"].contains(name)) check["coverage"] = cell["coverage"][name];
+        record["checks"].push_back(std::move(check));
+      }
     }
     std::ofstream(directory / (cell["id"].get<std::string>() + ".json")) << record.dump();
   }
