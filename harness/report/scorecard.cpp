@@ -208,7 +208,9 @@ namespace {
 std::map<std::string, Coverage> read_coverage(const nlohmann::json& json, const std::string& source, const std::string& where) {
   if (!json.is_object()) bad(source, where + ".coverage must be an object, not " + json_excerpt(json));
   std::map<std::string, Coverage> coverage;
-  for (const auto& [check, value] : json.items()) {
+  for (const auto& item : json.items()) {
+    const std::string& check = item.key();
+    const nlohmann::json& value = item.value();  // a plain reference: clang 14 cannot capture a structured binding
     const std::string at = where + ".coverage." + check;
     auto whole = [&](const char* key) {
       return value.contains(key) && value[key].is_number_integer() && value[key].get<std::int64_t>() >= 0;
