@@ -17,4 +17,6 @@ py::tuple op_sources(const py::handle& uop) {
   return backend_module("tl_buffer_write").attr("op_sources")(uop);
 }
 
+py::object stale_read(const py::list& roots) { return backend_module("tl_buffer_write").attr("stale_read")(roots); }
+
 }  // namespace tl::tinygrad

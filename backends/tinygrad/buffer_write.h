@@ -14,4 +14,9 @@ bool is_buffer_write(const pybind11::handle& uop);
 // The sources an op is defined over: (buffer, value) for a buffer write, its `src` otherwise.
 pybind11::tuple op_sources(const pybind11::handle& uop);
 
+// The first node of the outputs' graph that reads a buffer as an earlier write left it, after a later
+// write into that buffer (outside that write's own target and value), or None. Tinygrad 0.13 runs
+// the later write first, so eager's read sees the later value: no trace can hold both.
+pybind11::object stale_read(const pybind11::list& roots);
+
 }  // namespace tl::tinygrad

@@ -57,9 +57,10 @@ std::vector<Capability> declared_capabilities() {
        .notes = "one `AFTER` op over the buffer and the written value; replay re-runs the write into a fresh buffer; gradients "
                 "split between the written region (the value) and the rest (the buffer)",
        .cells = {"llm_transformer"}},
-      {.name = "A write the capture cannot follow (a kernel `CALL`, a `STORE` into some other buffer)",
+      {.name = "A write the capture cannot follow (a kernel `CALL`, a `STORE` into some other buffer, a read of a "
+               "buffer's earlier state after a later write into it)",
        .refusal = "buffer_write_unsupported",
-       .cells = {"refuse_buffer_write"}},
+       .cells = {"refuse_buffer_write", "refuse_read_before_a_later_write"}},
       {.name = "Payloads larger than the machine's available memory",
        .refusal = "payload_too_large",
        .cells = {"refuse_huge_output"}},

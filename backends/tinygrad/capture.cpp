@@ -142,6 +142,7 @@ Trace capture(const py::object& fn, const py::tuple& args, const TraceOptions& o
   std::vector<py::object> roots;
   machinery("inlining tinygrad's function calls", [&] { roots = inline_function_calls(*api, forward); });
   machinery("walking the graph", [&] {
+    refuse_stale_reads(roots);
     walker->walk(roots);
     walker->walk(input_uops(walker->input_positions()));
     record_ops(*walker, options, trace);

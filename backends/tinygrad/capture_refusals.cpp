@@ -101,6 +101,19 @@ void refuse_buffer_writes(const py::handle& uop, const py::dict& input_positions
   }
 }
 
+void refuse_stale_reads(const std::vector<py::object>& roots) {
+  py::list listed;
+  for (const py::object& root : roots) listed.append(root);
+  const py::object reader = stale_read(listed);
+  if (reader.is_none()) return;
+  throw BackendUnsupportedError(RefusalCode::BufferWriteUnsupported, "tinygrad",
+                                "a " + op_name(reader) +
+                                    " reads a buffer as an earlier write left it, after a later write into that buffer; "
+                                    "tinygrad runs the later write first, so eager reads the later value and no trace can "
+                                    "hold both: realize the read before the later write",
+                                op_name(reader));
+}
+
 void refuse_oversized_payloads(const Trace& trace) {
   const std::uint64_t bytes = payload_bytes(trace);
   const std::uint64_t available = available_memory_bytes();

@@ -27,6 +27,10 @@ std::vector<py::object> output_tensors(const TinygradApi& api, const py::object&
 // tensor (input_mutation_unsupported).
 void refuse_buffer_writes(const py::handle& uop, const py::dict& input_positions);
 
+// A read of a buffer as an earlier write left it, after a later write into it (a write-after-read
+// hazard tinygrad 0.13 resolves for the later value): buffer_write_unsupported, naming the reader.
+void refuse_stale_reads(const std::vector<py::object>& roots);
+
 // A forward can build a lazy tensor far larger than memory; refuse (payload_too_large) before the
 // evaluation allocates.
 void refuse_oversized_payloads(const Trace& trace);

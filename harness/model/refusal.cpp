@@ -43,9 +43,12 @@ std::vector<RefusalInfo>& registry() {
        "capture in a process on the device the backend's page names (e.g. DEV=PYTHON) and use that trace, not a loaded "
        "one"},
       {C::BufferWriteUnsupported,
-       "the forward writes where the capture cannot follow: a kernel CALL (a custom kernel), or a STORE that is not into "
-       "the AFTER's own buffer through a reshape, shrink, permute or flip (a KV cache write is recorded as one op)",
-       "no silent holes", "write through a view of the buffer you read back, or do the write outside the captured forward"},
+       "the forward writes where the capture cannot follow: a kernel CALL (a custom kernel), a STORE that is not into "
+       "the AFTER's own buffer through a reshape, shrink, permute or flip (a KV cache write is recorded as one op), or "
+       "a read of a buffer as one write left it after a later write into it (eager reads the later value)",
+       "no silent holes",
+       "write through a view of the buffer you read back, realize a read before a later write into its buffer, or do "
+       "the write outside the captured forward"},
       {C::PayloadTooLarge, "the recorded ops' payloads need more memory than the machine has available",
        "refuse before side effects", "capture with smaller inputs, or split the forward"},
   };

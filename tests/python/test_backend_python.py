@@ -38,6 +38,31 @@ def test_a_write_into_a_view_of_a_buffer_is_recognised_and_read_as_its_values():
     assert sources[0] is buffer.uop and sources[1] is value.uop
 
 
+def test_a_view_assign_is_one_write_over_the_buffer_and_its_value():
+    from tinygrad import Tensor
+
+    buffer = Tensor([1.0, 2.0, 3.0, 4.0]).contiguous().realize()
+    before = buffer.uop
+    value = Tensor([10.0, 20.0])
+    buffer[1:3].assign(value)  # tinygrad: AFTER(buffer, AFTER(view, STORE(view, value)))
+    written = buffer.uop
+    assert written.src[1].op.name == "AFTER" and tl_buffer_write.is_buffer_write(written)
+    sources = tl_buffer_write.op_sources(written)
+    assert sources[0] is before and sources[1] is value.uop
+    assert values(tl_buffer_write.functional_write(written)).tolist() == [1.0, 10.0, 20.0, 4.0]
+
+
+def test_a_read_of_an_earlier_write_after_a_later_one_is_found():
+    from tinygrad import Tensor
+
+    cache = Tensor.zeros(2).contiguous().realize()
+    cache.assign(Tensor([1.0, 2.0]))
+    read = cache * 3
+    cache.assign(cache * 2 + 1)  # reads the earlier write too, inside the later write: no stale read
+    assert tl_buffer_write.stale_read([cache.uop]) is None
+    assert tl_buffer_write.stale_read([(read + cache).uop]) is read.uop
+
+
 def test_an_integer_literal_is_stored_as_its_dtype_stores_it():
     from tinygrad.dtype import dtypes
     from tinygrad.uop.ops import UOp

@@ -336,27 +336,44 @@ x = Tensor([1.0, 2.0])
 // The same for a failure the machinery's own C++ code finds, with no Python error behind it: a write
 // into a slice of a realized closure tensor, read whole, evaluates to a node of another size than its
 // own (held-out finding; eager gives the value). Typed, never a bare std::runtime_error.
+// A bug of the capture's own code, planted for this test: the evaluation hands back a value of the
+// wrong size, which the payload copy (C++, not Python) finds. No forward captured today makes the
+// machinery fail by itself (the slice write that did, held-out finding A4, now captures).
 TEST(Capture, AFailureTheMachineryFindsItselfIsTypedToo) {
   py::dict scope = python_scope(R"PY(
+import sys
 from tinygrad import Tensor
-cache = Tensor.zeros(4, 4).contiguous().realize()
 x = Tensor.ones(2, 4).contiguous().realize()
 def forward(x):
-    cache[0:2].assign(x * 2)
-    return cache + 1
+    return x * 2 + 1
 )PY");
+  tl::tinygrad::trace(scope["forward"], py::make_tuple(scope["x"]));  // the backend's modules loaded
+  with_python_errors([&] {
+    py::exec(R"PY(
+evaluation = sys.modules["tl_evaluation"]
+original = evaluation.capture
+def short_values(*args):
+    captured = original(*args)
+    captured.values = [b"\0" * 3 if value is not None else value for value in captured.values]
+    return captured
+)PY",
+             scope);
+  });
+  py::module_ evaluation = scope["evaluation"];
+  evaluation.attr("capture") = scope["short_values"];
   try {
     tl::tinygrad::trace(scope["forward"], py::make_tuple(scope["x"]));
-    ADD_FAILURE() << "the slice write captures now: find another failure of the machinery's own code for this test";
+    ADD_FAILURE() << "a value of the wrong size was copied as a payload";
   } catch (const CaptureMachineryError& error) {
     const std::string message = error.what();
     EXPECT_NE(message.find("own machinery while evaluating the payloads"), std::string::npos) << message;
-    EXPECT_NE(message.find("holds 64 bytes, not the 32 of float32(2, 4)"), std::string::npos) << message;
+    EXPECT_NE(message.find("holds 3 bytes, not the 32 of float32(2, 4)"), std::string::npos) << message;
     EXPECT_NE(message.find("bug of the tinygrad backend"), std::string::npos) << message;
     EXPECT_EQ(error.type(), "CaptureMachineryError");
   } catch (const std::exception& error) {
     ADD_FAILURE() << "untyped: " << error.what();
   }
+  evaluation.attr("capture") = scope["original"];
 }
 
 }  // namespace

@@ -1,7 +1,11 @@
-"""A forward's write into a buffer, AFTER(buffer, STORE(view of buffer, value)) (tinygrad.llm's KV
-cache, the RNG counter's advance), read as one op over (buffer, value).
+"""A forward's write into a buffer (tinygrad.llm's KV cache, the RNG counter's advance, a slice
+assign), read as one op over (buffer, value). Tinygrad 0.13 builds it in one of two forms:
 
-The STORE is void and its target a view of the buffer, so both belong to the op's definition, as a
+- AFTER(buffer, STORE(target, value)): `t.assign(v)` on a tensor whose node is the buffer itself;
+- AFTER(buffer, AFTER(target, STORE(target, value))): `t[0:2].assign(v)`, a view assign, which wraps
+  the write in the buffer's own node so every tensor reading the buffer reads it written.
+
+The target is a view of the buffer and the STORE is void, so both belong to the op's definition, as a
 movement op's shape arguments do. Its functional form (the buffer with the value where the view
 writes) computes the same values and writes nothing: what every pure evaluation reads instead."""
 from __future__ import annotations
@@ -13,26 +17,29 @@ from tinygrad.uop.ops import Ops, UOp
 INVERTIBLE_VIEWS = {Ops.RESHAPE, Ops.SHRINK, Ops.PERMUTE, Ops.FLIP}
 
 
+def _store(u: UOp) -> UOp | None:
+  """The STORE of a write's AFTER in either form, or None."""
+  if u.op is not Ops.AFTER or len(u.src) != 2: return None
+  effect = u.src[1]
+  if effect.op is Ops.AFTER and len(effect.src) == 2 and effect.src[1].op is Ops.STORE \
+     and effect.src[1].src and effect.src[1].src[0] is effect.src[0]:  # a view assign's inner AFTER
+    effect = effect.src[1]
+  return effect if effect.op is Ops.STORE and len(effect.src) == 2 else None
+
+
 def is_buffer_write(u: UOp) -> bool:
   """Whether u is AFTER(buffer, STORE(target, value)) with target an invertible view of that buffer.
   Any other AFTER (over a kernel CALL, a gated store, a store through an expand) is not: what it
   writes would be a hole in the trace."""
-  if u.op is not Ops.AFTER or len(u.src) != 2 or u.src[1].op is not Ops.STORE or len(u.src[1].src) != 2: return False
-  target = u.src[1].src[0]
+  if (store := _store(u)) is None: return False
+  target = store.src[0]
   while target is not u.src[0] and target.op in INVERTIBLE_VIEWS: target = target.src[0]
   return target is u.src[0]
 
 
 def op_sources(u: UOp) -> tuple:
   """The sources an op is defined over: (buffer, value) for a buffer write, its src otherwise."""
-  return (u.src[0], u.src[1].src[1]) if is_buffer_write(u) else u.src
-
-
-def rebuild_write(original: UOp, buffer: UOp, value: UOp) -> UOp:
-  """A buffer write like `original` over new sources: AFTER(buffer, STORE(same view of buffer, value))."""
-  store = original.src[1]
-  target = store.src[0].substitute({original.src[0]: buffer})
-  return original.replace(src=(buffer, store.replace(src=(target, value))))
+  return (u.src[0], _store(u).src[1]) if is_buffer_write(u) else u.src
 
 
 def _undo_view(view: UOp, x: UOp) -> UOp:
@@ -54,7 +61,7 @@ def functional_write(write: UOp, buffer: UOp | None = None, value: UOp | None = 
   written region's for the value and the rest for the buffer (tinygrad's own rule for a STORE passes
   the whole buffer's gradient to the value, which is wrong for a partial write)."""
   buffer = write.src[0] if buffer is None else buffer
-  target, placed = write.src[1].src
+  target, placed = _store(write).src
   placed = placed if value is None else value
   written = placed.const_like(True, dtypes.bool)
   view = target
@@ -71,3 +78,24 @@ def without_writes(u: UOp) -> UOp:
     writes = {x: functional_write(x) for x in u.toposort() if is_buffer_write(x)}
     if not writes: return u
     u = u.substitute(writes)
+
+
+def stale_read(roots: list[UOp]) -> UOp | None:
+  """A node that reads a buffer as an earlier write left it, outside a later write into that buffer
+  (the later write's own target and value may read it), or None. Tinygrad 0.13 runs the later write
+  before such a read, so eager's read sees the later value (`ck.assign(x); y = ck * 3; ck.assign(ck *
+  2 + 1); y + ck` gives 8 for x = 0.5 where its graph says 3.5): no trace holds both eager's outputs
+  and its graph's values."""
+  nodes = UOp.sink(*roots).toposort()
+  readers: dict[UOp, list[UOp]] = {}
+  for n in nodes:
+    for s in n.src: readers.setdefault(s, []).append(n)
+  for u in nodes:
+    if not is_buffer_write(u) or not is_buffer_write(u.src[0]): continue
+    store = _store(u)
+    own = {u, u.src[1], store, *store.src[1].toposort()}
+    target = store.src[0]
+    while target is not u.src[0]: own, target = own | {target}, target.src[0]
+    for reader in readers[u.src[0]]:
+      if reader not in own: return reader
+  return None

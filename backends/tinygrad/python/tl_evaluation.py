@@ -691,7 +691,7 @@ class Live:
   plan: Plan
   requested: set
   eager_map: dict
-  written_before: dict = field(default_factory=dict)  # written BUFFER node -> (bytes, dtype, shape)
+  written_before: dict = field(default_factory=dict)  # written buffer's node -> (bytes, dtype, shape)
   index: dict = field(default_factory=dict)
   _bits: dict | None = None
 
@@ -822,7 +822,10 @@ def _capture(nodes, requested_mask, roots, apply_map) -> Captured:
 
   # Eager's schedule of the outputs (it runs last); what it realizes is read from it.
   eager = eager_schedule(roots)
-  eager_map = eager.buffer_map if eager else {}
+  # A write whose buffer a later write writes again: tinygrad writes both into the one buffer, so
+  # eager's buffer holds the later value and the earlier write's is computed like any other op's.
+  overwritten = {u.src[0] for u in UOp.sink(*roots, *requested).toposort() if is_buffer_write(u) and is_buffer_write(u.src[0])}
+  eager_map = {u: b for u, b in eager.buffer_map.items() if u not in overwritten} if eager else {}
 
   def eager_value(u):
     """What eager's schedule leaves for u: its buffer, or u's own (an input returned as it is); None
@@ -834,9 +837,11 @@ def _capture(nodes, requested_mask, roots, apply_map) -> Captured:
   # The buffers the forward writes, as the requests read them (eager's schedule, last, writes them).
   written_before = {}
   for u in UOp.sink(*roots, *requested).toposort():
-    if is_buffer_write(u) and u.src[0].op is Ops.BUFFER and u.src[0].buffer.is_allocated():
-      buffer = u.src[0]
-      written_before[buffer] = (bytes(buffer.buffer.as_memoryview()), buffer.dtype, buffer.shape)
+    # the buffer itself, or its reshape (a view assign's node: tinygrad's `has_buffer_identity`)
+    if is_buffer_write(u) and u.src[0].base.op is Ops.BUFFER and u.src[0].has_buffer_identity() \
+       and u.src[0].base.buffer.is_allocated():
+      written = u.src[0]
+      written_before[written] = (bytes(written.base.buffer.as_memoryview()), written.dtype, written.shape)
   before: dict[UOp, bytes] = {}
   from_eager: set = set()
   for u in requested:
@@ -851,10 +856,10 @@ def _capture(nodes, requested_mask, roots, apply_map) -> Captured:
       request(u)
   schedules = requests.finish()
   kernels = run(schedules + ([eager] if eager else []))
-  if eager_map: apply_map(eager_map)
+  if eager: apply_map(eager.buffer_map)
   # where eager's schedule repeats a request's kernel it reads that request's buffer (tl_kernels), and
   # the live tensors hold it now: never freed
-  live_buffers = {id(b.base.buffer) for b in eager_map.values() if b.base.op is Ops.BUFFER}
+  live_buffers = {id(b.base.buffer) for b in eager.buffer_map.values() if b.base.op is Ops.BUFFER} if eager else set()
 
   values, created = [], []
   for u in requested:
