@@ -466,8 +466,12 @@ class Builder:
     elif u.op not in CHAINABLE:
       result = self.leaf(u)
     elif u in self.plan.faithful:
-      # a node of the context is realized where this node is computed: read as its own value
-      given = {n: v for n in context if n is not u and (v := self.frontier(n)) is not None}
+      # a node of the context is realized where this node is computed: read as its own value where
+      # its own context is what lies below it here (a BatchNorm's mean realized alone sums the conv
+      # fused in; in a graph that realizes the conv it sums the conv's buffer, in another order), and
+      # left to tinygrad to realize in this graph otherwise
+      given = {n: v for n in context if n is not u and self.plan.context.get(n, frozenset()) == self.plan.within(context, n) - {n}
+               and (v := self.frontier(n)) is not None}
       result = self.whole(u, {**given, **self.realized_below(u, context)})
     else:
       src = tuple(s if is_meta(s) else self.source(s, u, context) for s in u.src)
