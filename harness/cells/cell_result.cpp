@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "harness/io/json_file.h"
+
 namespace tl {
 
 CellResult CellResult::of(const RosterRow& row) {
@@ -28,6 +30,20 @@ std::optional<std::string> CellResult::contradiction() const {
   return std::nullopt;
 }
 
+nlohmann::json coverage_to_json(const Coverage& coverage) { return {{"checked", coverage.checked}, {"of", coverage.of}}; }
+
+Coverage coverage_from_json(const nlohmann::json& json) {
+  auto whole = [&json](const char* key) {
+    return json.is_object() && json.contains(key) && json[key].is_number_integer() && json[key].get<std::int64_t>() >= 0;
+  };
+  if (!whole("checked") || !whole("of"))
+    throw std::invalid_argument("must be {\"checked\": N, \"of\": M} with whole numbers, not " + json_excerpt(json));
+  Coverage coverage{json["checked"].get<std::size_t>(), json["of"].get<std::size_t>()};
+  if (coverage.checked > coverage.of)
+    throw std::invalid_argument("checked " + std::to_string(coverage.checked) + " of only " + std::to_string(coverage.of));
+  return coverage;
+}
+
 nlohmann::json CellResult::to_json() const {
   nlohmann::json json{{"id", id}, {"family", family}, {"roster", roster.str()}, {"state", to_string(state)}};
   if (!message.empty()) json["message"] = message;
@@ -38,7 +54,7 @@ nlohmann::json CellResult::to_json() const {
     json["checks"] = nlohmann::json::array();
     for (const Check& check : checks) {
       nlohmann::json entry{{"name", check.name}, {"passed", check.passed}, {"detail", check.detail}};
-      if (check.coverage) entry["coverage"] = {{"checked", check.coverage->checked}, {"of", check.coverage->of}};
+      if (check.coverage) entry["coverage"] = coverage_to_json(*check.coverage);
       json["checks"].push_back(std::move(entry));
     }
   }
@@ -61,8 +77,7 @@ CellResult CellResult::from_json(const nlohmann::json& json) {
   result.output = json.value("output", "");
   for (const auto& check : json.value("checks", nlohmann::json::array())) {
     Check& read = result.checks.emplace_back(Check{check.at("name"), check.at("passed"), check.value("detail", "")});
-    if (check.contains("coverage"))
-      read.coverage = Coverage{check["coverage"].at("checked").get<std::size_t>(), check["coverage"].at("of").get<std::size_t>()};
+    if (check.contains("coverage")) read.coverage = coverage_from_json(check["coverage"]);
   }
   return result;
 }

@@ -21,6 +21,12 @@ struct Coverage {
   bool operator==(const Coverage&) const = default;
 };
 
+// A coverage's one JSON form, {"checked": N, "of": M}, in a cell record and on the card.
+nlohmann::json coverage_to_json(const Coverage& coverage);
+// Throws std::invalid_argument, saying what is wrong, unless `json` is that form: whole numbers, N at
+// most M.
+Coverage coverage_from_json(const nlohmann::json& json);
+
 struct Check {
   std::string name;
   bool passed = false;

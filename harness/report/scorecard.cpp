@@ -122,8 +122,7 @@ nlohmann::json Scorecard::to_json() const {
     if (!cell.failed_checks.empty()) entry["failed_checks"] = cell.failed_checks;
     for (const CheckFailure& failure : cell.failures)
       entry["failures"].push_back({{"check", failure.check}, {"detail", failure.detail}});
-    for (const auto& [check, coverage] : cell.coverage)
-      entry["coverage"][check] = {{"checked", coverage.checked}, {"of", coverage.of}};
+    for (const auto& [check, coverage] : cell.coverage) entry["coverage"][check] = coverage_to_json(coverage);
     card["cells"].push_back(std::move(entry));
   }
   card["capabilities"] = capabilities_json(capabilities);
@@ -208,19 +207,12 @@ namespace {
 std::map<std::string, Coverage> read_coverage(const nlohmann::json& json, const std::string& source, const std::string& where) {
   if (!json.is_object()) bad(source, where + ".coverage must be an object, not " + json_excerpt(json));
   std::map<std::string, Coverage> coverage;
-  for (const auto& item : json.items()) {
-    const std::string& check = item.key();
-    const nlohmann::json& value = item.value();  // a plain reference: clang 14 cannot capture a structured binding
-    const std::string at = where + ".coverage." + check;
-    auto whole = [&](const char* key) {
-      return value.contains(key) && value[key].is_number_integer() && value[key].get<std::int64_t>() >= 0;
-    };
-    if (!value.is_object() || !whole("checked") || !whole("of"))
-      bad(source, at + " must be {\"checked\": N, \"of\": M} with whole numbers, not " + json_excerpt(value));
-    const Coverage read{value["checked"].get<std::size_t>(), value["of"].get<std::size_t>()};
-    if (read.checked > read.of)
-      bad(source, at + " checked " + std::to_string(read.checked) + " of only " + std::to_string(read.of));
-    coverage[check] = read;
+  for (const auto& [check, value] : json.items()) {
+    try {
+      coverage[check] = coverage_from_json(value);
+    } catch (const std::invalid_argument& error) {
+      bad(source, where + ".coverage." + check + " " + error.what());
+    }
   }
   return coverage;
 }

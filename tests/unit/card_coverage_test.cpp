@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,16 @@ TEST(CardCoverage, ACellRecordKeepsEachChecksCoverage) {
   EXPECT_EQ(read.checks[0].coverage, std::nullopt);
   EXPECT_EQ(read.checks[1].coverage, (Coverage{64, 1249}));
   EXPECT_EQ(read.checks[2].coverage, (Coverage{15, 15}));
+}
+
+// A record read back is held to the card's rules: a coverage that checked more than it could judge is
+// refused (a CorruptRecord for `scorecard --from`), not carried onto the card.
+TEST(CardCoverage, ARecordWithCoverageOfTheWrongShapeIsRefused) {
+  nlohmann::json record = traced_cell("mlp", 64, 1249).to_json();
+  record["checks"][1]["coverage"] = {{"checked", 65}, {"of", 64}};
+  EXPECT_THROW(CellResult::from_json(record), std::invalid_argument);
+  record["checks"][1]["coverage"] = {{"checked", 3}};
+  EXPECT_THROW(CellResult::from_json(record), std::invalid_argument);
 }
 
 // The card records a passed check's coverage, under its name; a failed check's says nothing a reader

@@ -368,8 +368,9 @@ def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, 
   plan.faithful = {u for u in topo if u.op is Ops.REDUCE or reorders[u]} | set(faithful)
   # tinygrad moves a factor out of a sum and fuses factor * sum + addend into one MULACC (moves_a_factor):
   # an ADD of such a sum is computed with it, as alone, never over the sum's buffer.
+  factor_moved = {u for u in topo if moves_a_factor(u)}  # each sum probed once, however many ADDs read it
   plan.faithful |= {u for u in topo if u.op is Ops.ADD and any(
-    not is_meta(s) and not expanding(s) and moves_a_factor(view_base(s)) for s in u.src)}
+    not is_meta(s) and not expanding(s) and view_base(s) in factor_moved for s in u.src)}
 
   def indexes_as_elementwise(consumer, chain):
     views_ok = all(squeezes_only(v) for v in _chain(chain))
