@@ -63,6 +63,28 @@ def test_a_read_of_an_earlier_write_after_a_later_one_is_found():
     assert tl_buffer_write.stale_read([(read + cache).uop]) is read.uop
 
 
+def test_a_negation_of_a_sum_is_computed_with_it():
+    from tinygrad import Tensor
+
+    x, w, b = Tensor.ones(5, 6), Tensor.ones(6, 4), Tensor.ones(4)
+    assert tl_evaluation.negates_a_sum((-(x @ w)).uop)
+    assert tl_evaluation.negates_a_sum((-(x @ w + b)).uop)  # down the ADDs, as tinygrad distributes it
+    assert not tl_evaluation.negates_a_sum(((x @ w) * 3).uop)
+    assert not tl_evaluation.negates_a_sum((-(w * 2 + b)).uop)  # no sum below: the cut planner's case
+
+
+def test_a_bool_is_read_through_a_detach_for_the_gradients():
+    from tinygrad import Tensor
+
+    import tl_gradients
+
+    x = Tensor([0.3, -1.0, 2.0, 0.5])
+    y = ((x > 0) & (x < 1)).float() * x
+    nodes = tl_gradients.without_bool_gradients({"y": y.uop})
+    (gradient,) = Tensor(nodes["y"]).sum().gradient(x)  # tinygrad raises for AND without the DETACH
+    assert gradient.numpy().tolist() == [1.0, 0.0, 0.0, 1.0]
+
+
 def test_an_integer_literal_is_stored_as_its_dtype_stores_it():
     from tinygrad.dtype import dtypes
     from tinygrad.uop.ops import UOp

@@ -136,6 +136,20 @@ def moves_a_factor(r: UOp) -> bool:
   return moved(r.src[0], [])
 
 
+def negates_a_sum(u: UOp) -> bool:
+  """Whether u is a negation (a MUL by the constant -1) of a sum reached through ADDs in one kernel:
+  tinygrad's symbolic `-1 * (x + y) -> -x + -y` distributes it down the ADDs into the sum's own
+  accumulation, which then rounds otherwise (`-(x @ w)`, `1 - linear(x)` alone differ from the
+  negated matmul in 174 of 480 elements on DEV=PYTHON), so such a MUL is computed with its sum."""
+  if u.op is not Ops.MUL or not any(view_base(s).op is Ops.CONST and view_base(s).arg == -1 for s in u.src): return False
+  stack = [view_base(s) for s in u.src if not is_meta(s) and not expanding(s) and view_base(s).op is not Ops.CONST]
+  while stack:
+    n = stack.pop()
+    if n.op is Ops.REDUCE and n.arg[0] is Ops.ADD: return True
+    if n.op is Ops.ADD: stack.extend(view_base(s) for s in n.src if not is_meta(s) and not expanding(s))
+  return False
+
+
 # ---------------------------------------------------------------------------------------------
 # Which ALU edges may be cut
 # ---------------------------------------------------------------------------------------------
@@ -368,6 +382,7 @@ def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, 
   plan.faithful = {u for u in topo if u.op is Ops.REDUCE or reorders[u]} | set(faithful)
   # tinygrad moves a factor out of a sum and fuses factor * sum + addend into one MULACC (moves_a_factor):
   # an ADD of such a sum is computed with it, as alone, never over the sum's buffer.
+  plan.faithful |= {u for u in topo if negates_a_sum(u)}
   factor_moved = {u for u in topo if moves_a_factor(u)}  # each sum probed once, however many ADDs read it
   plan.faithful |= {u for u in topo if u.op is Ops.ADD and any(
     not is_meta(s) and not expanding(s) and view_base(s) in factor_moved for s in u.src)}
@@ -631,6 +646,13 @@ class Requests:
     if self._shares_a_kept_node(nodes): self._flush()
     self.pending.append(request)
     self.pending_nodes.update(nodes)
+
+  def add_together(self, requests: list):
+    """Requests laid out in one schedule of their own, whatever nodes they share: as one
+    Tensor.realize of them all schedules them."""
+    self._flush()
+    self.pending = list(dict.fromkeys(requests))
+    self._flush()
 
   def scheduled_value(self, request: UOp) -> UOp:
     """A request's buffer (as a view of it), its schedule laid out now if it is still pending."""
@@ -905,12 +927,14 @@ def rebuilt(live: Live, payloads: list, replacements: dict | None = None, frozen
 def judged_ops(live: Live) -> list:
   """The ops the cells hold against their values alone: every intermediate the capture computed or
   read from eager's schedule, whatever its plan (not an output, whose payload is eager's value of the
-  outputs realized together; not an input or a buffer constant, whose payload is a leaf; not a
-  literal expression, which reads no buffer; not a view, its parent's payload moved)."""
+  outputs realized together, nor an op an output is a view of that eager's schedule realized: that
+  view is its payload; not an input or a buffer constant, whose payload is a leaf; not a literal
+  expression, which reads no buffer; not a view, its parent's payload moved)."""
   reads_buffer: dict[UOp, bool] = {}  # a literal's expression is its payload: nothing to compute alone
   for n in UOp.sink(*live.nodes).toposort():
     reads_buffer[n] = n.op is Ops.BUFFER or any(reads_buffer.get(x, False) for x in n.src)
-  outputs = set(live.roots)
+  # an op an output is a view of, where eager's schedule realized it, holds eager's value too
+  outputs = set(live.roots) | {view_base(r) for r in live.roots if view_base(r) in live.eager_map}
   return [i for i, u in enumerate(live.nodes) if (u in live.requested or u in live.eager_map) and u not in outputs
           and u.op not in VIEWS and not live.data_leaf(u) and reads_buffer.get(u, True)]
 

@@ -25,15 +25,17 @@ def default_loss(outputs: list, wide: bool = False):
   no rounding of its own: what finite differences of a narrow output need). The eager twin builds
   its loss with this same function."""
   loss = None
-  forward = UOp.sink(*[o.uop for o in outputs]).toposort() if outputs else {}
+  forward = set(UOp.sink(*[o.uop for o in outputs]).toposort()) if outputs else set()
   for output in outputs:
     if not output.is_floating_point(): continue
     value = output.cast(dtypes.float64) if wide else output
     term = value.sum()
-    # tinygrad makes each UOp once: the term of an output y is the node y.sum() of a forward that also
-    # returns y.sum() (or y.mean()), and the loss would reach that node twice (its gradient 2, not
-    # 1). A CONTIGUOUS (autograd passes the gradient through it) makes the term a node of the loss's own.
-    if term.uop is not output.uop and term.uop in forward: term = value.contiguous().sum()
+    # tinygrad makes each UOp once: the term of an output y holds a node of the forward beyond y's own
+    # graph where the forward also returns y.sum() (or y.mean()), or y.float() of a float16 y (whose
+    # sum is y.float().sum()), and the loss would reach that node twice (its gradient one more than it
+    # is). A CONTIGUOUS (autograd passes the gradient through it) makes the term's nodes the loss's own.
+    own = set(output.uop.toposort())
+    if any(n in forward and n not in own for n in term.uop.toposort()): term = value.contiguous().sum()
     loss = term if loss is None else loss + term
   if loss is None: raise RuntimeError("no float output to sum into a loss; give GradOptions.loss")
   return loss
@@ -95,6 +97,25 @@ def _over_payloads(live: Live, payloads: list, nodes: dict, gradients: list, eag
   return requests, request_of
 
 
+def lazy_constants(live: Live) -> set:
+  """The ops that are a lazy weight's expression (a default-init layer's random values): no op among
+  their sources, yet a buffer below them (the RNG's). The derivation reads each from its payload: its
+  expression holds constants tinygrad makes once per value (the 1 of `uniform`), the very nodes of
+  the forward's literals, whose gradients would otherwise take in a path through the weight."""
+  return {i for i, u in enumerate(live.nodes) if not live.data_leaf(u) and not any(s in live.index for s in u.src)
+          and any(x.op is Ops.BUFFER for x in u.toposort())}
+
+
+def without_bool_gradients(nodes: dict) -> dict:
+  """The rebuilt graph with every bool cast to a number read through a DETACH: a bool has no
+  gradient, and tinygrad's autograd has no rule for AND, OR or XOR (`((x > 0) & (x < 1)).float() * x`
+  raises where the gradient is the mask), so it stops there as it stops at a comparison."""
+  sink = UOp.sink(*nodes.values())
+  casts = {c: c.replace(src=(c.src[0].detach(),)) for c in sink.toposort()
+           if c.op is Ops.CAST and c.src[0].dtype.scalar() == dtypes.bool and c.src[0].op is not Ops.DETACH}
+  return dict(zip(nodes, sink.substitute(casts).src)) if casts else nodes
+
+
 def derive(live: Live, payloads: list, outputs: list, expression: str, targets: list, inputs: list) -> tuple:
   """d loss / d op for every op in `targets` (float ops), in target order: a list of (Buffer, owned)
   and a dict of the ones the host derives instead, position -> (position of the gradient it is views
@@ -102,10 +123,21 @@ def derive(live: Live, payloads: list, outputs: list, expression: str, targets: 
   realizes an input gradient; another target's gradient that eager's schedule realizes (the base of an
   input's) is read from there."""
   with evaluation_context():
-    nodes = rebuilt(live, payloads)
+    nodes = without_bool_gradients(rebuilt(live, payloads))
     loss = loss_of([Tensor(nodes[live.nodes[i]]) for i in outputs], expression)
     target_tensors = [Tensor(nodes[live.nodes[i]]) for i in targets]
     gradients = [g.uop for g in loss.gradient(*target_tensors)]
+    # A literal's node inside a lazy weight's expression (the 1 of `uniform`: tinygrad makes one node
+    # per value) would take in a path through the weight: its gradient comes from a graph that reads
+    # each lazy weight from its payload. Only there: eager fuses a lazy weight's expression into the
+    # input gradients' kernels, so theirs keep it (bit for bit what the eager twin's autograd gives).
+    lazy = lazy_constants(live)
+    inside = set().union(*(live.nodes[i].toposort() for i in lazy)) if lazy else set()
+    shared = [k for k, i in enumerate(targets) if live.nodes[i] in inside and i not in lazy]
+    if shared:
+      frozen = without_bool_gradients(rebuilt(live, payloads, frozen=lazy))
+      frozen_loss = loss_of([Tensor(frozen[live.nodes[i]]) for i in outputs], expression)
+      for k, g in zip(shared, frozen_loss.gradient(*[Tensor(frozen[live.nodes[targets[k]]]) for k in shared])): gradients[k] = g.uop
     # an input gradient that reads no buffer (a zero where the loss does not reach) has no eager kernel
     input_set = {i for i, g in zip(targets, gradients) if i in set(inputs) and any(x.op is Ops.BUFFER for x in g.toposort())}
     eager = eager_schedule([g for i, g in zip(targets, gradients) if i in input_set and 0 not in g.shape])
@@ -218,8 +250,9 @@ def edge_gradients(live: Live, payloads: list, outputs: list, expression: str, g
     flows = UOp.sink(*[live.nodes[o] for o in outputs]).toposort(gate=lambda x: x.op is not Ops.DETACH)
     readers: dict[int, list] = {}
     terms, saved = [], {}
+    lazy = lazy_constants(live)  # reads no op: a literal's node inside its expression is not the literal op
     for c, u in enumerate(live.nodes):
-      if c not in leaves or live.data_leaf(u): continue
+      if c not in leaves or live.data_leaf(u) or c in lazy: continue
       alone = without_writes(u.replace(src=tuple(s.substitute(subs) for s in u.src)))
       inside = alone.toposort(gate=lambda x: x not in op_of)  # down to the leaves, which it leaves out
       read = {s for x in inside for s in x.src if s in op_of}

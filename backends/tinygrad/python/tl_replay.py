@@ -224,7 +224,13 @@ def replay(live: Live, parents: list, payloads: list, extra: list, jobs: list) -
     sinks = []
     for b, own in zip(built, private):
       sinks.append(None if b is None or isinstance(b, bytes) or 0 in b.shape else b.contiguous())
-      if sinks[-1] is not None: requests.add(sinks[-1], private=own)
+    # the ops eager realized, again as eager computed them: one schedule of them all, as
+    # Tensor.realize(*outputs) made one (split where two share a node, tinygrad would fuse otherwise)
+    as_eager = [s for s, spec in zip(sinks, jobs) if s is not None and (Job(**spec) if isinstance(spec, dict) else spec).as_eager]
+    if as_eager: requests.add_together(as_eager)
+    together = set(as_eager)
+    for sink, own in zip(sinks, private):
+      if sink is not None and sink not in together: requests.add(sink, private=own)
     run(requests.finish())
     values = [b if isinstance(b, bytes) else None if s is None else requests.buffer(s) for b, s in zip(built, sinks)]
     shapes = [None if b is None or isinstance(b, bytes) else tuple(b.shape) for b in built]
