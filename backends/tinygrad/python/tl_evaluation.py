@@ -380,9 +380,11 @@ def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, 
   # kernel, everything fused after it included: what follows it up to where tinygrad realizes is
   # computed as it is alone, never over its buffer.
   plan.faithful = {u for u in topo if u.op is Ops.REDUCE or reorders[u]} | set(faithful)
+  # tinygrad distributes a negation into the accumulation of a sum below it (negates_a_sum): computed
+  # with that sum, as alone.
+  plan.faithful |= {u for u in topo if negates_a_sum(u)}
   # tinygrad moves a factor out of a sum and fuses factor * sum + addend into one MULACC (moves_a_factor):
   # an ADD of such a sum is computed with it, as alone, never over the sum's buffer.
-  plan.faithful |= {u for u in topo if negates_a_sum(u)}
   factor_moved = {u for u in topo if moves_a_factor(u)}  # each sum probed once, however many ADDs read it
   plan.faithful |= {u for u in topo if u.op is Ops.ADD and any(
     not is_meta(s) and not expanding(s) and view_base(s) in factor_moved for s in u.src)}
