@@ -360,3 +360,39 @@ def test_the_state_probe_finds_every_tensor_a_training_batchnorm_holds():
     exec("def forward(x):\n    return bn(x)\n", scope)
     names = {name for name, _ in tl_probes.held_tensors(scope["forward"])}
     assert {"bn.weight", "bn.bias", "bn.running_mean", "bn.running_var", "bn.num_batches_tracked"} <= names
+
+
+def test_what_reads_a_contiguous_of_an_op_reads_that_ops_request_not_every_layer_below_it():
+    # A transformer block ends in .contiguous(): its value alone is its op's value alone, which that
+    # op's request holds. The request after the last block (eager's schedule realized the CONTIGUOUS)
+    # read it computed again from the leaves, every block below in one schedule: a schedule as large
+    # as the model. Now the largest schedule holds one reduction, however deep; and every payload
+    # still equals its value alone.
+    from tinygrad import Tensor
+    from tinygrad.uop.ops import Ops, UOp
+
+    def capture(depth: int):
+        h = Tensor(np.linspace(-2, 2, 32, dtype=np.float32).reshape(4, 8)).realize()
+        for k in range(depth):
+            w = Tensor(np.full((8, 8), 0.1 + k / 100, dtype=np.float32)).realize()
+            h = ((h * (h * h).mean(-1, keepdim=True).rsqrt() @ w).relu() + h).contiguous()
+        out = (h * h).sum(-1)
+        nodes = [u for u in UOp.sink(out.uop).toposort() if u.op in tl_evaluation.CHAINABLE or u.op is Ops.CONTIGUOUS]
+        reductions: list = []
+        flush = tl_evaluation.Requests._flush
+
+        def counting(self):
+            reductions.extend(sum(x.op is Ops.REDUCE for x in r.substitute(self.done).toposort()) for r in self.pending)
+            flush(self)
+        tl_evaluation.Requests._flush = counting
+        try:
+            captured = tl_evaluation.capture(nodes, [True] * len(nodes), [out.uop], lambda _m: None)
+        finally:
+            tl_evaluation.Requests._flush = flush
+        return nodes, captured, max(reductions)
+
+    assert capture(2)[2] == capture(4)[2] == 1
+    nodes, captured, _ = capture(3)
+    for u, value in zip(nodes, captured.values):
+        if value is None or isinstance(value, bytes): continue
+        assert bytes(value.as_memoryview()) == Tensor(u).numpy().tobytes(), u.op

@@ -431,6 +431,8 @@ def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, 
       if count >= 2: plan.context[u] = plan.context.get(u, frozenset()) | {n}
   # Where a node's graph holds a shared node, tinygrad realizes more than the plan can model (qr's
   # next column, read by two reductions and the output): computed whole over the shared buffers.
+  # (Narrower rules tried on 2026-12-07 -- only where a node of that graph is read twice, or only where
+  # the shared node lies in u's own kernel -- each put an op of qr or svd off its value alone.)
   plan.faithful |= {u for u in plan.context if u.op in CHAINABLE}
   # A node whose region holds a reduction and which every consumer reads through a broadcast is
   # realized by tinygrad in every graph that holds it (reads_buffer): a faithful node's whole graph
@@ -819,6 +821,10 @@ def _capture(nodes, requested_mask, roots, apply_map) -> Captured:
   leaves: dict[UOp, UOp] = {}
 
   def leaf(u):  # the graph as it is, its writes read as values: the writes run once, in eager's schedule
+    if u not in leaves and u.op is Ops.CONTIGUOUS and 0 not in u.shape and u.src[0] in wanted:
+      # a CONTIGUOUS of an op is that op's value alone, which the op's request holds: read there, not
+      # computed again from the leaves (a transformer block's output, every layer below it)
+      leaves[u] = request(u.src[0])
     if u not in leaves:
       leaves[u] = without_writes(u)
       if u.op is Ops.CONTIGUOUS and 0 not in u.shape:
@@ -828,6 +834,8 @@ def _capture(nodes, requested_mask, roots, apply_map) -> Captured:
     return leaves[u]
 
   def realized(u):  # what a faithful node's graph reads for a node tinygrad realizes there: its buffer
+    if u.op is Ops.CONTIGUOUS and 0 not in u.shape and u.src[0] in wanted:
+      return requests.scheduled_value(leaf(u))  # its op's value alone, eager's or not
     if u in eager_map: return None  # the replay reads eager's value for it: computed whole in both
     if u in wanted: return requests.scheduled_value(request(u))
     if u.op is Ops.CONTIGUOUS and 0 not in u.shape: return requests.scheduled_value(leaf(u))

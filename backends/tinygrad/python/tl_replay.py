@@ -91,9 +91,15 @@ def _builder(live: Live, payloads: Payloads) -> Builder:
     if not state: state.update(live.before_forward())
     return live.over_payloads(u, payloads.op, given, state)
 
-  # a node eager's schedule realized holds eager's value, which its capture did not stop at (_capture)
+  def realized(u):
+    # a CONTIGUOUS is its op's value alone, which that op's payload holds unless eager's schedule
+    # computed the op (_capture reads the op's request there too); a node eager's schedule realized
+    # holds eager's value, which its capture did not stop at
+    if u.op is Ops.CONTIGUOUS and u.src[0] in live.index and u.src[0] not in live.eager_map: return value(u.src[0])
+    return None if u in live.eager_map else value(u)
+
   return Builder(live.plan, frontier=value, leaf=lambda u: value(u) if u in live.index else live.realized(u),
-                 whole=whole, stop=data_leaf, realized=lambda u: None if u in live.eager_map else value(u))
+                 whole=whole, stop=data_leaf, realized=realized)
 
 
 def _holds_reduce(u: UOp) -> bool:
