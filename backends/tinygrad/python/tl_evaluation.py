@@ -805,6 +805,14 @@ def in_range(value: UOp) -> UOp:
   return value if stored == value.arg else value.replace(arg=stored)
 
 
+def is_lazy_constant(u: UOp, ops) -> bool:
+  """Whether u is a lazy weight's expression (a default-init layer's random values, drawn with
+  contiguous=False): no op (of `ops`) among its sources and no buffer itself, yet a buffer below it
+  (the RNG's counter)."""
+  return (not any(s in ops for s in u.src) and u.base.op not in (Ops.BUFFER, Ops.COPY)
+          and any(n.op is Ops.BUFFER for n in u.toposort()))
+
+
 def capture(nodes: list[UOp], requested: list[bool], roots: list[UOp], apply_map: Callable) -> Captured:
   """`nodes`: every op's node, in op order; `requested[i]`: op i needs a payload from the evaluation
   (the others are views the caller derives on the host); `roots`: the forward's outputs."""
@@ -852,9 +860,7 @@ def _capture(nodes, requested_mask, roots, apply_map) -> Captured:
       request_of[u] = r = in_range(builder.value(u)).contiguous()
       # A lazy constant (a weight drawn with contiguous=False) is computed in a schedule of its own,
       # as alone: tinygrad draws two lazy random expressions realized in one kernel alike.
-      lazy_constant = (not any(s in recorded for s in u.src) and u.base.op not in (Ops.BUFFER, Ops.COPY)
-                       and any(n.op is Ops.BUFFER for n in u.toposort()))
-      requests.add(r, private=u in plan.faithful or bool(plan.context.get(u)) or lazy_constant)
+      requests.add(r, private=u in plan.faithful or bool(plan.context.get(u)) or is_lazy_constant(u, recorded))
     return request_of[u]
 
   # Eager's schedule of the outputs (it runs last); what it realizes is read from it.

@@ -16,8 +16,8 @@ from tinygrad.tensor import Tensor
 from tinygrad.uop.ops import GroupOp, Ops, UOp
 
 from tl_buffer_write import op_sources, without_writes
-from tl_evaluation import (VIEWS, Builder, Live, Requests, eager_schedule, evaluation_context, fresh_buffer, make_plan, rebuilt, run,
-                           with_ownership)
+from tl_evaluation import (VIEWS, Builder, Live, Requests, eager_schedule, evaluation_context, fresh_buffer, is_lazy_constant, make_plan,
+                           rebuilt, run, with_ownership)
 
 
 def default_loss(outputs: list, wide: bool = False):
@@ -102,8 +102,7 @@ def lazy_constants(live: Live) -> set:
   their sources, yet a buffer below them (the RNG's). The derivation reads each from its payload: its
   expression holds constants tinygrad makes once per value (the 1 of `uniform`), the very nodes of
   the forward's literals, whose gradients would otherwise take in a path through the weight."""
-  return {i for i, u in enumerate(live.nodes) if not live.data_leaf(u) and not any(s in live.index for s in u.src)
-          and any(x.op is Ops.BUFFER for x in u.toposort())}
+  return {i for i, u in enumerate(live.nodes) if is_lazy_constant(u, live.index)}
 
 
 def without_bool_gradients(nodes: dict) -> dict:
