@@ -51,6 +51,7 @@ class Payloads:
 
   def __init__(self, payloads, extra):
     self.payloads, self.extra, self.shared, self.eager_group, self.replaced = payloads, extra, {}, {}, {}
+    self.eager_state: dict | None = None  # the before-state the ops eager computed read: one for all of them
 
   def op(self, i: int) -> UOp:
     if i not in self.shared: self.shared[i] = fresh_buffer(*self.payloads[i])
@@ -113,7 +114,10 @@ def _plain(live: Live, payloads: Payloads, shared: Builder, parents: dict, job: 
     # share the batch variance with the output), scheduled together as eager scheduled them, reading
     # what eager's schedule realized of other ops
     given = {n: payloads.eager(live.index[n]) for n in live.eager_map if n in live.index and n is not u}
-    return live.over_payloads(u, payloads.eager, given)
+    # one before-state for all of them (a lazy weight's bits one buffer): a state of their own each
+    # made the weights two outputs share two nodes, which tinygrad then fused apart
+    if payloads.eager_state is None: payloads.eager_state = live.before_forward()
+    return live.over_payloads(u, payloads.eager, given, payloads.eager_state)
   if is_buffer_write(u):  # over its (buffer, value) parents' payloads, as a pure write
     buffer, value = (payloads.op(live.index[s]) if s in live.index else s for s in op_sources(u))
     return functional_write(u, buffer, value)
