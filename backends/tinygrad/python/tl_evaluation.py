@@ -945,12 +945,15 @@ def judged_ops(live: Live) -> list:
   read from eager's schedule, whatever its plan (not an output, whose payload is eager's value of the
   outputs realized together, nor an op an output is a view of that eager's schedule realized: that
   view is its payload; not an input or a buffer constant, whose payload is a leaf; not a literal
-  expression, which reads no buffer; not a view, its parent's payload moved)."""
+  expression, which reads no buffer; not a view, its parent's payload moved; not a write eager's
+  schedule made)."""
   reads_buffer: dict[UOp, bool] = {}  # a literal's expression is its payload: nothing to compute alone
   for n in UOp.sink(*live.nodes).toposort():
     reads_buffer[n] = n.op is Ops.BUFFER or any(reads_buffer.get(x, False) for x in n.src)
-  # an op an output is a view of, where eager's schedule realized it, holds eager's value too
-  outputs = set(live.roots) | {view_base(r) for r in live.roots if view_base(r) in live.eager_map}
+  # an op an output is a view of, where eager's schedule realized it, holds eager's value too; so does a
+  # write eager's schedule made: its payload is the state the forward left (state_afterwards checks it)
+  outputs = set(live.roots) | {view_base(r) for r in live.roots if view_base(r) in live.eager_map} | {
+    u for u in live.eager_map if is_buffer_write(u)}
   return [i for i, u in enumerate(live.nodes) if (u in live.requested or u in live.eager_map) and u not in outputs
           and u.op not in VIEWS and not live.data_leaf(u) and reads_buffer.get(u, True)]
 
