@@ -16,8 +16,8 @@ from tinygrad.tensor import Tensor
 from tinygrad.uop.ops import GroupOp, Ops, UOp
 
 from tl_buffer_write import op_sources, without_writes
-from tl_evaluation import (VIEWS, Builder, Live, Requests, eager_schedule, evaluation_context, fresh_buffer, is_lazy_constant, make_plan,
-                           rebuilt, run, with_ownership)
+from tl_evaluation import (VIEWS, Builder, Live, Requests, eager_schedule, evaluation_context, fresh_buffer, is_lazy_constant, is_meta,
+                           make_plan, rebuilt, run, with_ownership)
 
 
 def default_loss(outputs: list, wide: bool = False):
@@ -28,17 +28,31 @@ def default_loss(outputs: list, wide: bool = False):
   forward = set(UOp.sink(*[o.uop for o in outputs]).toposort()) if outputs else set()
   for output in outputs:
     if not output.is_floating_point(): continue
-    value = output.cast(dtypes.float64) if wide else output
-    term = value.sum()
-    # tinygrad makes each UOp once: the term of an output y holds a node of the forward beyond y's own
-    # graph where the forward also returns y.sum() (or y.mean()), or y.float() of a float16 y (whose
-    # sum is y.float().sum()), and the loss would reach that node twice (its gradient one more than it
-    # is). A CONTIGUOUS (autograd passes the gradient through it) makes the term's nodes the loss's own.
-    own = set(output.uop.toposort())
-    if any(n in forward and n not in own for n in term.uop.toposort()): term = value.contiguous().sum()
+    term = _own_term(output, wide, forward)
     loss = term if loss is None else loss + term
   if loss is None: raise RuntimeError("no float output to sum into a loss; give GradOptions.loss")
   return loss
+
+
+def _own_term(output, wide: bool, forward: set):
+  """An output's term of the loss, through no node of the forward beyond the output's own graph.
+  tinygrad makes each UOp once: y.sum() may be a node the forward holds (it also returns y.sum() or
+  y.mean(), or y.float() of a float16 y, whose sum is y.float().sum()), and the loss would reach that
+  node twice (its gradient one more than it is). A CONTIGUOUS_BACKWARD over y (the scheduler drops it;
+  autograd passes the gradient through it) makes the term's nodes the loss's own; as many as it takes
+  where the forward holds one too. Not a CONTIGUOUS: the forward may hold y.contiguous() itself."""
+  own = set(output.uop.toposort())
+
+  def summed(t): return (t.cast(dtypes.float64) if wide else t).sum()
+
+  def shares_a_forward_node(term) -> bool:  # shape vectors are not values: tinygrad shares them freely
+    return any(n in forward and n not in own and not is_meta(n) for n in term.uop.toposort())
+
+  term, wrapped = summed(output), output
+  while shares_a_forward_node(term):
+    wrapped = wrapped.contiguous_backward()
+    term = summed(wrapped)
+  return term
 
 
 def loss_of(outputs: list, expression: str, wide: bool = False):
