@@ -358,7 +358,9 @@ def make_plan(nodes: list[UOp], faithful=(), planner: CutPlanner | None = None, 
   consumers: dict[UOp, list] = {}  # base -> (consumer, the view chain it reads the base through)
   uses: dict[UOp, int] = {}        # base -> how many nodes read it (through views), consumers or not
   for u in topo:
-    constish[u] = is_meta(u) or u.op in CONST_LEAVES or (
+    # a STORE is void like a shape vector, but what it writes is its value: a write into a buffer
+    # never realized (a fresh BatchNorm's running mean, lazy zeros) is as constant as that value is
+    constish[u] = (is_meta(u) and u.op is not Ops.STORE) or u.op in CONST_LEAVES or (
       len(u.src) > 0 and u.op not in DATA_LEAVES and all(constish[s] for s in u.src))
     # a view chain that broadcasts ends the region below it: tinygrad realizes there
     fused = [view_base(s) for s in u.src if not is_meta(s) and not expanding(s)] if u.op in CHAINABLE else []

@@ -99,8 +99,14 @@ def _builder(live: Live, payloads: Payloads) -> Builder:
     if u.op is Ops.CONTIGUOUS and u.src[0] in live.index and u.src[0] not in live.eager_map: return value(u.src[0])
     return None if u in live.eager_map else value(u)
 
-  return Builder(live.plan, frontier=value, leaf=lambda u: value(u) if u in live.index else live.realized(u),
-                 whole=whole, stop=data_leaf, realized=realized)
+  def leaf(u):
+    # a write eager's schedule made holds eager's value (the state the forward left); what reads it
+    # alone reads its value computed alone, as the capture's request did (a fresh BatchNorm's running
+    # mean, its batch mean fused there)
+    if is_buffer_write(u) and u in live.eager_map: return whole(u, {})
+    return value(u) if u in live.index else live.realized(u)
+
+  return Builder(live.plan, frontier=value, leaf=leaf, whole=whole, stop=data_leaf, realized=realized)
 
 
 def _holds_reduce(u: UOp) -> bool:
