@@ -251,18 +251,20 @@ double leaf_gradient_slack(const Payload& a, const Payload& b, const DType& dtyp
 
 namespace {
 
-// Whether a gradient differs from a truth only where one of the two is inf or nan: two programs
-// overflow in another order (a gelu at -300: the edges' sum gives nan where the derivation gives
-// -inf), so those elements are not judged; every finite one still is.
+// Whether a gradient differs from a truth only where the truth is inf or nan: two programs overflow
+// in another order (a gelu at -300: the edges' sum gives nan where the derivation gives -inf), and
+// the framework's own autograd divides 0 by 0 where its fused max equals none of the max's source's
+// elements, so those elements are not judged; every other one still is. A derived inf or nan where
+// the framework's gradient is finite is a difference (the derivation's own max gradient 0/0).
 bool differs_only_where_not_finite(const Payload& truth, const Payload& grad, double slack) {
   const std::vector<double> want = truth.to_doubles();
   const std::vector<double> got = grad.to_doubles();
   bool not_finite = false;
   for (std::size_t k = 0; k < want.size() && k < got.size(); ++k) {
-    if (std::isfinite(want[k]) && std::isfinite(got[k])) {
-      if (std::fabs(want[k] - got[k]) > slack) return false;
-    } else {
+    if (!std::isfinite(want[k])) {
       not_finite = true;
+    } else if (!std::isfinite(got[k]) || std::fabs(want[k] - got[k]) > slack) {
+      return false;
     }
   }
   return not_finite && want.size() == got.size();
@@ -292,7 +294,7 @@ GradientVerdict judge_gradient(const Op& op, const Payload& truth, const DType& 
 // (every op the framework answers for), then with the op as a leaf: the ops the edges could not
 // answer for (up to kLeafGradientLimit, evenly spread) and kLeafAnchorLimit of the others, whose
 // truth is then the whole graph downstream (what the edges' tolerances could let drift, layer by
-// layer). Within kLeafGradientUlps of the gradient's scale; an element where either side is inf or nan
+// layer). Within kLeafGradientUlps of the gradient's scale; an element where the framework's is inf or nan
 // is not judged (judge_gradient), and the summary counts the ops that had one.
 Check check_intermediate_grads(const Trace& trace, const GradOptions& options, std::vector<std::size_t>* unanswered) {
   std::vector<std::size_t> derived;
@@ -341,7 +343,7 @@ Check check_intermediate_grads(const Trace& trace, const GradOptions& options, s
   ops.insert(ops.end(), anchors.begin(), anchors.end());
   const std::vector<std::optional<Payload>> by_leaf = trace.live->leaf_gradients(trace, options, ops);
   std::size_t leaf_checked = 0;
-  std::size_t leaf_not_finite = 0;  // differ from the leaf's truth only where one of the two is inf or nan
+  std::size_t leaf_not_finite = 0;  // differ from the leaf's truth only where the framework's is inf or nan
   std::size_t leaf_cannot = 0;      // of `left`: ops the framework's autograd cannot take as a leaf
   for (std::size_t k = 0; k < ops.size(); ++k) {
     if (k >= by_leaf.size() || !by_leaf[k]) {
@@ -372,14 +374,14 @@ Check check_intermediate_grads(const Trace& trace, const GradOptions& options, s
   if (!not_by_edge.empty()) {
     summary += "; the edges could not answer for " + std::to_string(not_by_edge.size());
     if (not_finite > 0)
-      summary += " (" + std::to_string(not_finite) + " differ from the edges' sum only where one of the two is inf or nan)";
+      summary += " (" + std::to_string(not_finite) + " differ from the edges' sum only where the framework's is inf or nan)";
     summary += ": " + std::to_string(leaf_checked) + " equal the framework's autograd with the op as a leaf";
     if (not_by_edge.size() > kLeafGradientLimit) summary += " (a sample, evenly spread; the rest are not checked this way)";
     if (leaf_cannot > 0) summary += ", " + std::to_string(leaf_cannot) + " it cannot take as a leaf";
   }
   if (leaf_not_finite > 0)
     summary += "; " + std::to_string(leaf_not_finite) +
-               " differ from the leaf's gradient only where one of the two is inf or nan, and are not judged there";
+               " differ from the leaf's gradient only where the framework's is inf or nan, and are not judged there";
   return {"derived_grads", true, summary, Coverage{edge_checked.size() + leaf_checked, derived.size()}};
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <pybind11/stl.h>
 
+#include <limits>
 #include <string>
 
 #include "backends/tinygrad/protocol.h"
@@ -114,6 +115,19 @@ TEST(DerivedGrads, AnIntermediateGradientOnePercentOffFailsAgainstTheEdgesOwnAut
   EXPECT_NE(failing.detail.find(inner.label + "'s derived gradient differs from the framework's autograd one edge at a time"),
             std::string::npos)
       << failing.detail;
+}
+
+// Only an element where both sides are inf or nan goes unjudged: one derived element nan where the
+// framework's is finite (a max's gradient 0/0 where tinygrad's is one-hot, held-out corpus 3) fails.
+TEST(DerivedGrads, ANanWhereTheFrameworksGradientIsFiniteFails) {
+  auto [trace, options] = derived_model();
+  Op& inner = trace.ops[first_op_named(trace, "RECIPROCAL")];
+  std::vector<double> values = inner.grad->to_doubles();
+  values[0] = std::numeric_limits<double>::quiet_NaN();
+  inner.grad = Payload::from_doubles(inner.grad->dtype, inner.grad->shape, values);
+  const Check failing = check_intermediate_grads(trace, options);
+  EXPECT_FALSE(failing.passed) << failing.detail;
+  EXPECT_NE(failing.detail.find(inner.label + "'s derived gradient differs"), std::string::npos) << failing.detail;
 }
 
 // The induction starts at the outputs: an output's gradient is the loss's own, so one 1% off fails

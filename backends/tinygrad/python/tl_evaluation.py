@@ -75,6 +75,12 @@ def view_base(u: UOp) -> UOp:
   return u
 
 
+def under_identity(u: UOp) -> UOp:
+  """The node under u's views and identity ops (a DETACH): what tinygrad's kernel reads there."""
+  while u.op in VIEWS or u.op in IDENTITY: u = u.src[0]
+  return u
+
+
 def is_meta(u: UOp) -> bool:
   return u.dtype.scalar() in (dtypes.void, dtypes.weakint)
 
@@ -212,7 +218,8 @@ class CutPlanner:
     crossed: set = set()
 
     def go(u, views, depth, consumer):
-      if u.op in VIEWS or u.op in IDENTITY:
+      if u.op in IDENTITY: return go(u.src[0], views, depth, consumer)  # dropped: it indexes nothing
+      if u.op in VIEWS:
         base = view_base(u)
         if base.op is Ops.CONST: return UOp.const(base.dtype, base.arg)
         return go(u.src[0], views + (u,), depth, consumer)
@@ -265,7 +272,7 @@ class CutPlanner:
         trial, crossed = self.neighbourhood(c, cut)
         if not crossed or self.agrees(trial, full, rewritten_full): break
         cut -= crossed
-      candidates = [e for e in dict.fromkeys((view_base(s), c) for s in c.src)
+      candidates = [e for e in dict.fromkeys((under_identity(s), c) for s in c.src)
                     if e[0].op in EXPANDABLE and e[0].dtype.scalar() in self.native]
       safe = [e for e in candidates if self.agrees(self.neighbourhood(c, cut, frozenset({e}))[0], full, rewritten_full)]
       if safe and self.agrees(self.neighbourhood(c, cut, frozenset(safe))[0], full, rewritten_full): cut |= set(safe)
@@ -341,7 +348,10 @@ class Plan:
     if self.context.get(base, frozenset()) != self.within(context, base) - {base}: return False
     if expanding(chain) and self.holds_reduce(base, self.within(context, base)): return True  # and here
     if base.dtype.scalar() not in self.native: return False
-    if base.op is Ops.REDUCE or base.op in IDENTITY: return True
+    if base.op is Ops.REDUCE: return True
+    if base.op in IDENTITY:  # tinygrad drops it: read from a buffer where what lies under it would be
+      under = under_identity(base)  # ((hard - y).detach() + y folds to hard alone: never over a buffer)
+      return under.op is Ops.REDUCE or under.op not in CHAINABLE or (under, consumer) in self.cut
     return (base, consumer) in self.cut
 
 

@@ -77,6 +77,14 @@ def _view_of_another(g: UOp, computed: dict, own: int) -> tuple | None:
   return None
 
 
+def _is_max(u: UOp) -> bool:
+  """A max reduction: its gradient is the mask of its source's elements equal to it, over their count.
+  Its payload (fused with its source's graph) may equal none of its source's payload's elements
+  (-0.7421177 against -0.74211764), and the mask would be empty, the gradient 0/0; the derivation
+  recomputes it over its source's payload, as tinygrad's autograd with that source as a leaf does."""
+  return u.op is Ops.REDUCE and u.arg[0] is Ops.MAX
+
+
 def _over_payloads(live: Live, payloads: list, nodes: dict, gradients: list, eager_map: dict, realized: set) -> tuple:
   """Requests for the gradients, each node computed once over its sources' buffers (make_plan's
   exact=False), the forward values a gradient reads (a relu's mask, a product's other factor) read
@@ -93,7 +101,7 @@ def _over_payloads(live: Live, payloads: list, nodes: dict, gradients: list, eag
   def frontier(u):
     if u in realized: return eager_map[u]
     if u in wanted: return request(u)
-    if u in forward:
+    if u in forward and not _is_max(u):
       if forward[u] not in store: store[forward[u]] = fresh_buffer(*payloads[forward[u]])
       return store[forward[u]]
     return None
@@ -250,7 +258,7 @@ def edge_gradients(live: Live, payloads: list, outputs: list, expression: str, g
   over fresh buffers of the saved payloads it reads. If every op's derived gradient equals this, every
   one is right, by induction from the outputs: a check of each edge, in one backward pass over a graph
   one op deep, so its cost is linear in the ops. The forward values a reader's backward reads (an
-  exp's own value) are its saved payload, as derive reads them. None for an op with no elements, or
+  exp's own value) are its saved payload, as derive reads them (a max's, as there, its own value). None for an op with no elements, or
   one a reader without a derived gradient reads (a comparison reads no gradient: autograd holds it
   constant)."""
   with evaluation_context():
@@ -273,7 +281,7 @@ def edge_gradients(live: Live, payloads: list, outputs: list, expression: str, g
       for x in read: readers.setdefault(op_of[x], []).append(-1 if opaque else c)
       if c in grads and 0 not in u.shape and u in flows:
         terms.append((alone, c))
-        saved[alone] = leaves[c]
+        if not _is_max(u): saved[alone] = leaves[c]  # a max's own, over its source's payload (_is_max)
     loss = loss_of([Tensor(leaves[o]) for o in outputs], expression)
     for alone, c in terms:
       loss = loss + (Tensor(alone) * Tensor(fresh_buffer(*grads[c]))).sum()
