@@ -28,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 MUTANTS = Path(__file__).resolve().parent / "mutants.toml"
 TLCONFORM = ROOT / "build" / "bin" / "tlconform"
+COMMITTED_CARD = ROOT / "scorecards" / "tinygrad" / "scorecard.json"  # what a cell judged there (judged_less)
 # the scorecard states that are no failure (harness/model/cell_state)
 NOT_FAILED = {"passed", "expected_fail", "unsupported", "skipped", "not_applicable"}
 
@@ -86,7 +87,25 @@ def failing_cells(rows: list[str] | None, jobs: int, features: tuple = ()) -> li
         subprocess.run(command, cwd=ROOT, env=clean_env(features), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         if not card.exists(): return ["(the run wrote no scorecard)"]
         cells = json.loads(card.read_text())["cells"]
-        return [f"{c['id']} ({c['state']})" for c in cells if c["state"] not in NOT_FAILED]
+        return [f"{c['id']} ({c['state']})" for c in cells if c["state"] not in NOT_FAILED] + judged_less(cells)
+
+
+def judged_less(cells: list) -> list[str]:
+    """The passed cells whose checks judged fewer ops than on the committed card (CI's drift rule,
+    harness/report/scorecard.cpp): a bug that weakens a check's truth, so an op goes unjudged,
+    passes its cell but fails CI's card check, and is killed here as there."""
+    committed = {c["id"]: c for c in json.loads(COMMITTED_CARD.read_text())["cells"]} if COMMITTED_CARD.exists() else {}
+    found = []
+    for cell in cells:
+        was = committed.get(cell["id"])
+        if cell["state"] != "passed" or not was or was["state"] != "passed": continue
+        for check, before in was.get("coverage", {}).items():
+            after = cell.get("coverage", {}).get(check)
+            if after is None or after["checked"] < before["checked"] or after["of"] != before["of"] or (
+                    before["checked"] == before["of"] and after["checked"] < after["of"]):
+                now = "none recorded" if after is None else f"{after['checked']} of {after['of']}"
+                found.append(f"{cell['id']} ({check} judged {now}, the card's {before['checked']} of {before['of']})")
+    return found
 
 
 def failing_tests(pattern: str) -> list[str]:
