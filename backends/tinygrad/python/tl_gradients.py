@@ -258,9 +258,9 @@ def edge_gradients(live: Live, payloads: list, outputs: list, expression: str, g
   over fresh buffers of the saved payloads it reads. If every op's derived gradient equals this, every
   one is right, by induction from the outputs: a check of each edge, in one backward pass over a graph
   one op deep, so its cost is linear in the ops. The forward values a reader's backward reads (an
-  exp's own value) are its saved payload, as derive reads them (a max's, as there, its own value). None for an op with no elements, or
-  one a reader without a derived gradient reads (a comparison reads no gradient: autograd holds it
-  constant)."""
+  exp's own value) are its saved payload, as derive reads them (a max is recomputed there, as in
+  derive: _is_max). None for an op with no elements, or one a reader without a derived gradient reads
+  (a comparison reads no gradient: autograd holds it constant)."""
   with evaluation_context():
     leaves = {i: fresh_buffer(*payloads[i]) for i in range(len(live.nodes)) if payloads[i] is not None}
     op_of = {leaf: i for i, leaf in leaves.items()}
